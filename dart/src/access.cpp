@@ -1,0 +1,66 @@
+#include "access.hpp"
+
+#include "error.hpp"
+#include "runtime.hpp"
+
+#include <string>
+
+namespace dart {
+
+Segment& find_segment(const dart_gptr_t& g, Team** team_out) {
+  Runtime& r = rt();
+  Team& team = r.team(g.teamid);
+  if (g.segid == DART_SEGMENT_LOCAL && g.teamid != DART_TEAM_ALL)
+    invalid("segment 0 (DART_SEGMENT_LOCAL) exists only on DART_TEAM_ALL, not on team " +
+            std::to_string(g.teamid));
+  Segment* seg = team.segments().find(g.segid);
+  if (!seg)
+    invalid("no segment " + std::to_string(g.segid) + " on team " + std::to_string(g.teamid) +
+            " (never allocated, or already freed)");
+  if (team_out) *team_out = &team;
+  return *seg;
+}
+
+Target resolve(const dart_gptr_t& g) {
+  Target t;
+  t.seg = &find_segment(g, &t.team);
+  const int unit = g.unitid;
+  if (unit < 0 || unit >= t.team->size())
+    invalid("unit " + std::to_string(unit) + " is out of range for team " +
+            std::to_string(g.teamid) + " of " + std::to_string(t.team->size()) + " units");
+  const std::size_t portion = t.seg->portion_bytes(unit);
+  const std::uint64_t offset = g.addr_or_offs.offset;
+  if (offset > portion)
+    invalid("offset " + std::to_string(offset) + " lies beyond the " + std::to_string(portion) +
+            "-byte portion of unit " + std::to_string(unit) + " in segment " +
+            std::to_string(g.segid));
+  t.avail = portion - offset;
+
+  if (t.seg->kind == SegmentKind::Registered) {
+    // User memory is only ever reached through its window.
+    t.win = t.seg->reg_win.get();
+    t.rank = unit;
+    t.disp = static_cast<MPI_Aint>(offset);
+    if (unit == t.team->myid() && t.team->load_store()) t.local = t.seg->my_base + offset;
+    return t;
+  }
+
+  if (!t.seg->chunk) return t;  // every unit contributed zero bytes
+  const Chunk& chunk = *t.seg->chunk;
+  const std::size_t pos = t.seg->chunk_offset + offset;
+  const int node_rank = t.team->node_rank_of(unit);
+  if (node_rank >= 0 && t.team->load_store()) t.local = chunk.node_base[static_cast<std::size_t>(node_rank)] + pos;
+  if (chunk.team_win.get() != MPI_WIN_NULL) {
+    t.win = chunk.team_win.get();
+    t.rank = unit;
+  } else {
+    // The team lives on one node: the shared window reaches every unit,
+    // and node rank == team rank.
+    t.win = chunk.shm_win.get();
+    t.rank = node_rank;
+  }
+  t.disp = static_cast<MPI_Aint>(pos);
+  return t;
+}
+
+}  // namespace dart

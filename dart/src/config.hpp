@@ -1,0 +1,41 @@
+// Runtime configuration: every environment variable the runtime reads,
+// parsed once by dart_init into one Config. The README lists the same
+// variables; keep both in step.
+#pragma once
+
+#include <cstddef>
+
+namespace dart {
+
+enum class LogLevel { Off = 0, Error, Warn, Info, Debug, Trace };
+
+struct Config {
+  // DART_LOG_LEVEL = OFF | ERROR | WARN | INFO | DEBUG | TRACE
+  // (case-insensitive; the DASH spelling DART_LOGLEVEL_ERROR etc. works too).
+  // Default ERROR: a call that rejects its input says why in one line.
+  // dart_config()->log_enabled = 0 silences the runtime as well.
+  LogLevel log_level = LogLevel::Error;
+
+  // DART_LOCAL_POOL_SIZE: bytes per unit of the pool dart_memalloc serves
+  // from (suffixes K, M, G are powers of 1024). Default 16 MiB.
+  std::size_t local_pool_bytes = std::size_t(16) << 20;
+
+  // DART_HEAP_CHUNK_SIZE: bytes per unit of each chunk of a team's
+  // symmetric heap. Team allocations are carved out of chunks so that they
+  // do not create an MPI window each; an allocation larger than half a chunk
+  // gets a chunk (window) of its own. Default 16 MiB.
+  std::size_t heap_chunk_bytes = std::size_t(16) << 20;
+
+  // DART_SHARED_MEMORY = 1 | 0. With 1 (default) the units of a node share
+  // one MPI shared-memory window per heap chunk and reach each other's
+  // memory by load/store. With 0 every unit is treated as a node of its own:
+  // all remote accesses go through MPI RMA on team-wide windows, which is
+  // the path units on different nodes take.
+  bool shared_memory = true;
+};
+
+// Reads the environment. Invalid values are reported (log line) and the
+// default is kept; a typo must not silently change behaviour unseen.
+Config read_config();
+
+}  // namespace dart

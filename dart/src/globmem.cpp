@@ -1,0 +1,366 @@
+// dart_globmem.h: global pointers, local and team allocations, registration,
+// and the per-team pool allocator.
+#include <dash/dart/if/dart_globmem.h>
+
+#include "access.hpp"
+#include "error.hpp"
+#include "runtime.hpp"
+#include "types.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+#include <string>
+
+using namespace dart;
+
+namespace {
+
+void require(const void* p, const char* what) {
+  if (!p) invalid(std::string(what) + " is NULL");
+}
+
+bool is_null(const dart_gptr_t& g) { return DART_GPTR_ISNULL(g); }
+
+dart_gptr_t make_gptr(dart_team_t team, int unit, int16_t segid, std::uint64_t offset) {
+  dart_gptr_t g = DART_GPTR_NULL;
+  g.teamid = team;
+  g.unitid = unit;
+  g.segid = segid;
+  g.flags = 0;
+  g.addr_or_offs.offset = offset;
+  return g;
+}
+
+// Agreement step of a collective allocation: every member contributes its
+// byte count, the segment id it drew and whether its own arguments were
+// valid; all get the maximum byte count, whether the ids agree and whether
+// anyone failed. One MPI_Allreduce; a member with bad arguments still takes
+// part, so its peers never wait for it.
+struct Agreement {
+  std::int64_t max_bytes;
+  bool ids_agree;
+  bool anyone_failed;
+};
+
+Agreement agree(Team& team, std::int64_t bytes, int16_t segid, bool ok) {
+  std::int64_t in[4] = {bytes, segid, -static_cast<std::int64_t>(segid), ok ? 0 : 1};
+  std::int64_t out[4] = {0, 0, 0, 0};
+  mpi_check(MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+  return {out[0], out[1] == -out[2], out[3] != 0};
+}
+
+void team_alloc(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr) {
+  require(gptr, "gptr");
+  *gptr = DART_GPTR_NULL;
+  Team& team = rt().team(teamid);
+
+  // Local validation; its verdict travels with the agreement.
+  std::string error;
+  std::size_t bytes = 0;
+  try {
+    bytes = checked_bytes(nelem, basic_type_size(dtype));
+    if (bytes > static_cast<std::size_t>(INT64_MAX)) invalid("allocation too large");
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  const int16_t segid = error.empty() ? team.segment_ids().take(false) : int16_t{0};
+  if (error.empty() && segid == 0) error = "team " + std::to_string(teamid) + " has no free segment id left";
+
+  const Agreement a = agree(team, static_cast<std::int64_t>(bytes), segid, error.empty());
+  if (!error.empty() || a.anyone_failed || !a.ids_agree) {
+    if (segid != 0) team.segment_ids().give_back(segid);
+    if (!error.empty()) invalid(error);
+    if (a.anyone_failed) invalid("another member of team " + std::to_string(teamid) + " passed invalid arguments");
+    fail(DART_ERR_OTHER, "members of team " + std::to_string(teamid) +
+                             " disagree on the segment id: collective calls were issued in different orders");
+  }
+
+  auto seg = std::make_unique<Segment>();
+  seg->kind = SegmentKind::Heap;
+  seg->id = segid;
+  seg->bytes = static_cast<std::size_t>(a.max_bytes);
+  try {
+    if (seg->bytes > 0) team.heap_allocate(*seg, seg->bytes);
+  } catch (...) {
+    team.segment_ids().give_back(segid);
+    throw;
+  }
+  seg->my_base = seg->chunk ? seg->chunk->my_base + seg->chunk_offset : nullptr;
+  team.segments().insert(std::move(seg));
+  *gptr = make_gptr(teamid, 0, segid, 0);
+}
+
+void team_free(dart_gptr_t gptr) {
+  if (is_null(gptr)) return;
+  Team* team = nullptr;
+  Segment& seg = find_segment(gptr, &team);
+  if (seg.kind != SegmentKind::Heap)
+    invalid("segment " + std::to_string(gptr.segid) + " was not made by dart_team_memalloc_aligned" +
+            (seg.kind == SegmentKind::Registered ? " (use dart_team_memderegister)" : ""));
+  std::unique_ptr<Segment> owned = team->segments().remove(gptr.segid);
+  team->heap_release(*owned);
+  team->segment_ids().give_back(gptr.segid);
+}
+
+void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr,
+                   dart_gptr_t* gptr) {
+  require(gptr, "gptr");
+  *gptr = DART_GPTR_NULL;
+  Team& team = rt().team(teamid);
+
+  std::string error;
+  std::size_t bytes = 0;
+  try {
+    bytes = checked_bytes(nelem, basic_type_size(dtype));
+    if (bytes > 0 && !addr) invalid("addr is NULL but " + std::to_string(nelem) + " elements are registered");
+    if (bytes > static_cast<std::size_t>(INT64_MAX)) invalid("registration too large");
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  const int16_t segid = error.empty() ? team.segment_ids().take(true) : int16_t{0};
+  if (error.empty() && segid == 0) error = "team " + std::to_string(teamid) + " has no free segment id left";
+
+  // Every member needs every member's size (bounds of remote accesses), so
+  // this agreement is an allgather rather than a reduction.
+  const std::size_t n = static_cast<std::size_t>(team.size());
+  std::int64_t mine[3] = {static_cast<std::int64_t>(bytes), segid, error.empty() ? 0 : 1};
+  std::vector<std::int64_t> all(3 * n);
+  mpi_check(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, team.comm()), "MPI_Allgather");
+  bool anyone_failed = false, ids_agree = true;
+  for (std::size_t u = 0; u < n; ++u) {
+    anyone_failed |= all[3 * u + 2] != 0;
+    ids_agree &= all[3 * u + 1] == segid;
+  }
+  if (!error.empty() || anyone_failed || !ids_agree) {
+    if (segid != 0) team.segment_ids().give_back(segid);
+    if (!error.empty()) invalid(error);
+    if (anyone_failed) invalid("another member of team " + std::to_string(teamid) + " passed invalid arguments");
+    fail(DART_ERR_OTHER, "members of team " + std::to_string(teamid) +
+                             " disagree on the segment id: collective calls were issued in different orders");
+  }
+
+  auto seg = std::make_unique<Segment>();
+  seg->kind = SegmentKind::Registered;
+  seg->id = segid;
+  seg->my_base = bytes > 0 ? static_cast<char*>(addr) : nullptr;
+  seg->unit_bytes.resize(n);
+  for (std::size_t u = 0; u < n; ++u) seg->unit_bytes[u] = static_cast<std::size_t>(all[3 * u]);
+  try {
+    seg->reg_win = mpi::Window::create(seg->my_base, static_cast<MPI_Aint>(bytes), team.comm());
+  } catch (...) {
+    team.segment_ids().give_back(segid);
+    throw;
+  }
+  team.segments().insert(std::move(seg));
+  *gptr = make_gptr(teamid, 0, segid, 0);
+}
+
+}  // namespace
+
+// ---- allocator --------------------------------------------------------------
+
+struct dart_allocator_struct {
+  dart_team_t team;
+  dart_gptr_t pool;  // the team segment that backs the pool
+  std::mutex mutex;
+  RangeAllocator ranges;
+  dart_allocator_struct(dart_team_t t, dart_gptr_t p, std::size_t bytes)
+      : team(t), pool(p), ranges(bytes) {}
+};
+
+namespace {
+constexpr std::size_t kAllocatorAlign = 16;
+
+std::size_t next_pow2(std::size_t n) {
+  std::size_t p = 1;
+  while (p < n) {
+    if (p > (SIZE_MAX >> 1)) invalid("pool size " + std::to_string(n) + " cannot be rounded up to a power of two");
+    p <<= 1;
+  }
+  return p;
+}
+}  // namespace
+
+extern "C" {
+
+dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void** addr) {
+  return entry("dart_gptr_getaddr", [&] {
+    require(addr, "addr");
+    Team* team = nullptr;
+    Segment& seg = find_segment(gptr, &team);
+    if (gptr.unitid == team->myid() && seg.my_base)
+      *addr = seg.my_base + gptr.addr_or_offs.offset;
+    else
+      *addr = nullptr;  // another unit's memory is never handed out
+  });
+}
+
+dart_ret_t dart_gptr_setaddr(dart_gptr_t* gptr, void* addr) {
+  return entry("dart_gptr_setaddr", [&] {
+    require(gptr, "gptr");
+    Team* team = nullptr;
+    Segment& seg = find_segment(*gptr, &team);
+    const char* base = seg.my_base;
+    const char* a = static_cast<const char*>(addr);
+    const std::size_t portion = seg.portion_bytes(team->myid());
+    if (!base || a < base || a > base + portion)
+      invalid("address " + std::to_string(reinterpret_cast<std::uintptr_t>(addr)) +
+              " is not inside the caller's portion of segment " + std::to_string(gptr->segid));
+    gptr->addr_or_offs.offset = static_cast<std::uint64_t>(a - base);
+  });
+}
+
+dart_ret_t dart_gptr_getflags(dart_gptr_t gptr, uint16_t* flags) {
+  return entry("dart_gptr_getflags", [&] {
+    require(flags, "flags");
+    *flags = 0;
+    *flags = find_segment(gptr).flags.load(std::memory_order_relaxed);
+  });
+}
+
+dart_ret_t dart_gptr_setflags(dart_gptr_t* gptr, uint16_t flags) {
+  return entry("dart_gptr_setflags", [&] {
+    require(gptr, "gptr");
+    find_segment(*gptr).flags.store(flags, std::memory_order_relaxed);
+    gptr->flags = flags & 0xffu;
+  });
+}
+
+dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr) {
+  return entry("dart_memalloc", [&] {
+    require(gptr, "gptr");
+    *gptr = DART_GPTR_NULL;
+    Runtime& r = rt();
+    const std::size_t bytes = checked_bytes(nelem, basic_type_size(dtype));
+    std::size_t offset = 0;
+    // A zero-byte request still yields a distinct, freeable pointer.
+    if (!r.local_allocate(bytes > 0 ? bytes : 1, &offset))
+      fail(DART_ERR_NOMEM, "the local pool (" + std::to_string(r.config().local_pool_bytes) +
+                               " bytes, DART_LOCAL_POOL_SIZE) has no free block of " +
+                               std::to_string(bytes) + " bytes");
+    *gptr = make_gptr(DART_TEAM_ALL, r.myid(), DART_SEGMENT_LOCAL, offset);
+  });
+}
+
+dart_ret_t dart_memfree(dart_gptr_t gptr) {
+  return entry("dart_memfree", [&] {
+    if (is_null(gptr)) return;
+    Runtime& r = rt();
+    if (gptr.teamid != DART_TEAM_ALL || gptr.segid != DART_SEGMENT_LOCAL)
+      invalid("pointer (team " + std::to_string(gptr.teamid) + ", segment " + std::to_string(gptr.segid) +
+              ") was not made by dart_memalloc");
+    if (gptr.unitid != r.myid())
+      invalid("unit " + std::to_string(gptr.unitid) + " owns this block; only the owner may free it");
+    if (!r.local_release(gptr.addr_or_offs.offset))
+      invalid("offset " + std::to_string(gptr.addr_or_offs.offset) +
+              " is not the start of a live block (double free, or never allocated)");
+  });
+}
+
+dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype,
+                                      dart_gptr_t* gptr) {
+  return entry("dart_team_memalloc_aligned", [&] { team_alloc(teamid, nelem, dtype, gptr); });
+}
+
+dart_ret_t dart_team_memfree(dart_gptr_t gptr) {
+  return entry("dart_team_memfree", [&] { team_free(gptr); });
+}
+
+dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype,
+                                         void* addr, dart_gptr_t* gptr) {
+  return entry("dart_team_memregister_aligned",
+               [&] { team_register(teamid, nelem, dtype, addr, gptr); });
+}
+
+dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem, dart_datatype_t dtype,
+                                 void* addr, dart_gptr_t* gptr) {
+  return entry("dart_team_memregister", [&] { team_register(teamid, nlelem, dtype, addr, gptr); });
+}
+
+dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {
+  return entry("dart_team_memderegister", [&] {
+    if (is_null(gptr)) return;
+    Team* team = nullptr;
+    Segment& seg = find_segment(gptr, &team);
+    if (seg.kind != SegmentKind::Registered)
+      invalid("segment " + std::to_string(gptr.segid) + " is not a registration");
+    std::unique_ptr<Segment> owned = team->segments().remove(gptr.segid);
+    owned.reset();  // collective MPI_Win_free
+    team->segment_ids().give_back(gptr.segid);
+  });
+}
+
+dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team, dart_allocator_t* new_allocator) {
+  return entry("dart_allocator_new", [&] {
+    require(new_allocator, "new_allocator");
+    *new_allocator = nullptr;
+    rt().team(team);
+    if (pool_size == 0) invalid("pool size 0");
+    const std::size_t bytes = next_pow2(pool_size);
+    dart_gptr_t pool = DART_GPTR_NULL;
+    team_alloc(team, bytes, DART_TYPE_BYTE, &pool);
+    try {
+      *new_allocator = new dart_allocator_struct(team, pool, bytes);
+    } catch (...) {
+      team_free(pool);
+      throw;
+    }
+  });
+}
+
+dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr,
+                                dart_allocator_t allocator) {
+  return entry("dart_allocator_alloc", [&] {
+    require(gptr, "gptr");
+    *gptr = DART_GPTR_NULL;
+    require(allocator, "allocator");
+    Team& team = rt().team(allocator->team);
+    const std::size_t bytes = checked_bytes(nelem, basic_type_size(dtype));
+    std::optional<std::size_t> off;
+    {
+      std::lock_guard<std::mutex> lock(allocator->mutex);
+      off = allocator->ranges.allocate(bytes > 0 ? bytes : 1, kAllocatorAlign);
+    }
+    if (!off)
+      fail(DART_ERR_NOMEM, "allocator pool of " + std::to_string(allocator->ranges.capacity()) +
+                               " bytes has no free block of " + std::to_string(bytes) + " bytes");
+    *gptr = make_gptr(allocator->team, team.myid(), allocator->pool.segid, *off);
+  });
+}
+
+dart_ret_t dart_allocator_free(dart_gptr_t* gptr, dart_allocator_t allocator) {
+  return entry("dart_allocator_free", [&] {
+    require(gptr, "gptr");
+    require(allocator, "allocator");
+    Team& team = rt().team(allocator->team);
+    if (gptr->teamid != allocator->team || gptr->segid != allocator->pool.segid)
+      invalid("pointer (team " + std::to_string(gptr->teamid) + ", segment " + std::to_string(gptr->segid) +
+              ") does not belong to this allocator");
+    if (gptr->unitid != team.myid())
+      invalid("unit " + std::to_string(gptr->unitid) + " allocated this block; only it may free it");
+    bool released = false;
+    {
+      std::lock_guard<std::mutex> lock(allocator->mutex);
+      released = allocator->ranges.release(gptr->addr_or_offs.offset);
+    }
+    if (!released)
+      invalid("offset " + std::to_string(gptr->addr_or_offs.offset) +
+              " is not the start of a live block (double free, or never allocated)");
+    *gptr = DART_GPTR_NULL;
+  });
+}
+
+dart_ret_t dart_allocator_destroy(dart_allocator_t* allocator) {
+  return entry("dart_allocator_destroy", [&] {
+    require(allocator, "allocator");
+    if (!*allocator) return;
+    std::unique_ptr<dart_allocator_struct> owned(*allocator);
+    *allocator = nullptr;
+    team_free(owned->pool);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,130 @@
+// dart_initialization.h, dart_config.h, and the team queries of
+// dart_team_group.h that exist so far.
+#include <dash/dart/if/dart_config.h>
+#include <dash/dart/if/dart_initialization.h>
+#include <dash/dart/if/dart_team_group.h>
+
+#include "error.hpp"
+#include "log.hpp"
+#include "runtime.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+using namespace dart;
+
+namespace {
+
+dart_config_t g_config = {1};
+
+// Serialises init and exit against each other (both are collective and NTS,
+// but a stray concurrent call must not corrupt the runtime).
+std::mutex g_lifecycle;
+
+void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_t* level) {
+  std::lock_guard<std::mutex> lock(g_lifecycle);
+  if (runtime()) fail(DART_ERR_OTHER, "DART is already initialised");
+  int initialized = 0, finalized = 0;
+  mpi_check(MPI_Initialized(&initialized), "MPI_Initialized");
+  mpi_check(MPI_Finalized(&finalized), "MPI_Finalized");
+  if (finalized) fail(DART_ERR_OTHER, "MPI has been finalized; DART cannot be initialised again");
+
+  bool owns_mpi = false;
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialized) {
+    const int requested = want_threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    mpi_check(MPI_Init_thread(argc, argv, requested, &provided), "MPI_Init_thread");
+    owns_mpi = true;
+  } else {
+    mpi_check(MPI_Query_thread(&provided), "MPI_Query_thread");
+  }
+  const bool multiple = want_threads && provided == MPI_THREAD_MULTIPLE;
+  if (level) *level = multiple ? DART_THREAD_MULTIPLE : DART_THREAD_SINGLE;
+
+  const Config cfg = read_config();
+  try {
+    install_runtime(std::make_unique<Runtime>(cfg, owns_mpi, multiple));
+  } catch (...) {
+    if (owns_mpi) MPI_Finalize();
+    throw;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void dart_config(dart_config_t** config_out) {
+  if (config_out) *config_out = &g_config;
+}
+
+dart_ret_t dart_init(int* argc, char*** argv) {
+  return entry("dart_init", [&] { init(argc, argv, false, nullptr); });
+}
+
+dart_ret_t dart_init_thread(int* argc, char*** argv, dart_thread_support_level_t* thread_safety) {
+  return entry("dart_init_thread", [&] {
+    if (!thread_safety) invalid("thread_safety is NULL");
+    init(argc, argv, true, thread_safety);
+  });
+}
+
+dart_ret_t dart_exit() {
+  return entry("dart_exit", [&] {
+    std::lock_guard<std::mutex> lock(g_lifecycle);
+    if (!runtime()) fail(DART_ERR_OTHER, "DART is not initialised");
+    std::unique_ptr<Runtime> r = uninstall_runtime();
+    const bool owns_mpi = r->owns_mpi();
+    r.reset();  // collective: frees every window and communicator
+    if (owns_mpi) mpi_check(MPI_Finalize(), "MPI_Finalize");
+  });
+}
+
+bool dart_initialized() { return runtime() != nullptr; }
+
+void dart_abort(int errorcode) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  log(LogLevel::Error, "dart_abort", "aborting the job with exit code %d", errorcode);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, errorcode);
+  std::_Exit(errorcode);
+}
+
+dart_ret_t dart_myid(dart_global_unit_t* myid) {
+  if (myid) myid->id = DART_UNDEFINED_UNIT_ID;
+  return entry("dart_myid", [&] {
+    if (!myid) invalid("myid is NULL");
+    Runtime* r = runtime();
+    if (!r) fail(DART_ERR_OTHER, "DART is not initialised");
+    myid->id = r->myid();
+  });
+}
+
+dart_ret_t dart_size(size_t* size) {
+  if (size) *size = 0;
+  return entry("dart_size", [&] {
+    if (!size) invalid("size is NULL");
+    Runtime* r = runtime();
+    if (!r) fail(DART_ERR_OTHER, "DART is not initialised");
+    *size = static_cast<size_t>(r->size());
+  });
+}
+
+dart_ret_t dart_team_myid(dart_team_t teamid, dart_team_unit_t* myid) {
+  if (myid) myid->id = DART_UNDEFINED_UNIT_ID;
+  return entry("dart_team_myid", [&] {
+    if (!myid) invalid("myid is NULL");
+    myid->id = rt().team(teamid).myid();
+  });
+}
+
+dart_ret_t dart_team_size(dart_team_t teamid, size_t* size) {
+  return entry("dart_team_size", [&] {
+    if (!size) invalid("size is NULL");
+    *size = static_cast<size_t>(rt().team(teamid).size());
+  });
+}
+
+}  // extern "C"

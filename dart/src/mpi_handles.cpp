@@ -1,0 +1,73 @@
+#include "mpi_handles.hpp"
+
+#include "error.hpp"
+
+namespace dart::mpi {
+
+Comm Comm::dup(MPI_Comm base) {
+  MPI_Comm c = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(base, &c), "MPI_Comm_dup");
+  Comm owned(c);
+  mpi_check(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  return owned;
+}
+
+Info::Info() { mpi_check(MPI_Info_create(&info_), "MPI_Info_create"); }
+
+void Info::set(const char* key, const char* value) {
+  mpi_check(MPI_Info_set(info_, key, value), "MPI_Info_set");
+}
+
+namespace {
+
+// The window hints, all in one place.
+Info window_hints() {
+  Info info;
+  // Passive target only, never fence/PSCW: lets implementations skip the
+  // bookkeeping of active-target epochs.
+  info.set("no_locks", "false");
+  // Each unit's part of a shared window may live on its own pages (and its
+  // own NUMA node); we never address across parts, so contiguity buys
+  // nothing. It also gives every part page alignment.
+  info.set("alloc_shared_noncontig", "true");
+  // Every window uses disp_unit 1 (byte displacements) on every unit.
+  info.set("same_disp_unit", "true");
+  // accumulate_ordering stays at MPI's default (rar,raw,war,waw): DART
+  // promises that accumulate-type operations to one location from one
+  // origin take effect in issue order.
+  return info;
+}
+
+}  // namespace
+
+Window::Window(MPI_Win w) : win_(w) {}
+
+Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
+  Info info = window_hints();
+  MPI_Win w = MPI_WIN_NULL;
+  mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w),
+            "MPI_Win_allocate_shared");
+  Window owned(w);
+  mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+  mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
+  return owned;
+}
+
+Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
+  Info info = window_hints();
+  MPI_Win w = MPI_WIN_NULL;
+  mpi_check(MPI_Win_create(base, bytes, 1, info.get(), comm, &w), "MPI_Win_create");
+  Window owned(w);
+  mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+  mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
+  return owned;
+}
+
+void Window::reset() noexcept {
+  if (win_ == MPI_WIN_NULL) return;
+  MPI_Win_unlock_all(win_);
+  MPI_Win_free(&win_);
+  win_ = MPI_WIN_NULL;
+}
+
+}  // namespace dart::mpi

@@ -1,0 +1,87 @@
+// RAII owners for the MPI objects the runtime creates.
+//
+// Each owner frees its object exactly once, in its destructor, and is
+// move-only. Freeing a communicator or a window is collective in MPI, so
+// owners of those are destroyed in the same order on every member (the
+// runtime's tables are torn down deterministically in dart_exit and in the
+// collective free calls).
+#pragma once
+
+#include <mpi.h>
+
+#include <utility>
+
+namespace dart::mpi {
+
+class Comm {
+ public:
+  Comm() = default;
+  explicit Comm(MPI_Comm c) : comm_(c) {}
+  Comm(Comm&& o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
+  Comm& operator=(Comm&& o) noexcept {
+    if (this != &o) { reset(); comm_ = std::exchange(o.comm_, MPI_COMM_NULL); }
+    return *this;
+  }
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  ~Comm() { reset(); }
+
+  void reset() noexcept {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    comm_ = MPI_COMM_NULL;
+  }
+  [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
+
+  // Duplicate of `base` for the runtime's private use, with errors returned
+  // to the caller instead of aborting.
+  static Comm dup(MPI_Comm base);
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+class Info {
+ public:
+  Info();
+  Info(Info&& o) noexcept : info_(std::exchange(o.info_, MPI_INFO_NULL)) {}
+  Info(const Info&) = delete;
+  Info& operator=(const Info&) = delete;
+  Info& operator=(Info&&) = delete;
+  ~Info() {
+    if (info_ != MPI_INFO_NULL) MPI_Info_free(&info_);
+  }
+  void set(const char* key, const char* value);
+  [[nodiscard]] MPI_Info get() const noexcept { return info_; }
+
+ private:
+  MPI_Info info_ = MPI_INFO_NULL;
+};
+
+// A window that lives in one passive-target epoch (MPI_Win_lock_all with
+// MPI_MODE_NOCHECK) from creation to destruction; completion is by flush.
+class Window {
+ public:
+  Window() = default;
+  Window(Window&& o) noexcept : win_(std::exchange(o.win_, MPI_WIN_NULL)) {}
+  Window& operator=(Window&& o) noexcept {
+    if (this != &o) { reset(); win_ = std::exchange(o.win_, MPI_WIN_NULL); }
+    return *this;
+  }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+  ~Window() { reset(); }
+
+  // MPI_Win_allocate_shared over `comm`; *base receives this unit's memory.
+  static Window allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base);
+  // MPI_Win_create over memory the caller owns.
+  static Window create(void* base, MPI_Aint bytes, MPI_Comm comm);
+
+  void reset() noexcept;
+  [[nodiscard]] MPI_Win get() const noexcept { return win_; }
+
+ private:
+  explicit Window(MPI_Win w);
+  MPI_Win win_ = MPI_WIN_NULL;
+};
+
+}  // namespace dart::mpi

@@ -1,0 +1,66 @@
+// The state of an initialised runtime and the lookups every call starts with.
+#pragma once
+
+#include "config.hpp"
+#include "team.hpp"
+
+#include <dash/dart/if/dart_globmem.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace dart {
+
+class Runtime {
+ public:
+  Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple);
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  ~Runtime();
+
+  [[nodiscard]] const Config& config() const noexcept { return cfg_; }
+  [[nodiscard]] bool owns_mpi() const noexcept { return owns_mpi_; }
+  [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
+  [[nodiscard]] int myid() const noexcept { return world_->myid(); }
+  [[nodiscard]] int size() const noexcept { return world_->size(); }
+  Team& world() noexcept { return *world_; }
+
+  // The team with `id` of which the caller is a member, or nullptr.
+  [[nodiscard]] Team* find_team(dart_team_t id) const noexcept {
+    if (id < 0 || static_cast<std::size_t>(id) >= teams_.size()) return nullptr;
+    return teams_[static_cast<std::size_t>(id)];
+  }
+  // As find_team, but throws DART_ERR_INVAL naming the id.
+  Team& team(dart_team_t id) const;
+
+  // dart_memalloc's pool: allocation and release under one lock (the
+  // functions are thread-safe), in the caller's part of segment 0.
+  [[nodiscard]] bool local_allocate(std::size_t bytes, std::size_t* offset);
+  [[nodiscard]] bool local_release(std::size_t offset);
+
+ private:
+  Config cfg_;
+  bool owns_mpi_;
+  bool thread_multiple_;
+  std::unique_ptr<Team> world_;
+  // Indexed by team id; an entry is set only on members of that team.
+  std::vector<Team*> teams_;
+  std::mutex local_pool_mutex_;
+  std::unique_ptr<RangeAllocator> local_pool_;
+};
+
+// The runtime, or nullptr before dart_init / after dart_exit.
+Runtime* runtime() noexcept;
+// The runtime; throws DART_ERR_NOTINIT when DART is not initialised.
+Runtime& rt();
+
+// Set by dart_init/dart_exit.
+void install_runtime(std::unique_ptr<Runtime> r) noexcept;
+std::unique_ptr<Runtime> uninstall_runtime() noexcept;
+
+// Global unit id of the caller for log lines; -1 when unknown.
+int log_rank() noexcept;
+
+}  // namespace dart

@@ -1,0 +1,166 @@
+#include "team.hpp"
+
+#include "config.hpp"
+#include "error.hpp"
+
+#include <algorithm>
+
+namespace dart {
+
+namespace {
+constexpr std::size_t kPage = 4096;
+// Every segment starts on a cache line: enough for every basic type and for
+// vector loads, and it keeps two segments from sharing a line.
+constexpr std::size_t kSegmentAlign = 64;
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+}  // namespace
+
+SegmentTable::~SegmentTable() {
+  for (auto& p : pages_) {
+    Page* page = p.load(std::memory_order_relaxed);
+    if (!page) continue;
+    for (auto& s : page->slot) delete s.load(std::memory_order_relaxed);
+    delete page;
+  }
+}
+
+void SegmentTable::insert(std::unique_ptr<Segment> seg) {
+  const auto key = static_cast<uint16_t>(seg->id);
+  auto& page_slot = pages_[key >> 8];
+  Page* page = page_slot.load(std::memory_order_acquire);
+  if (!page) {
+    page = new Page();
+    page_slot.store(page, std::memory_order_release);
+  }
+  page->slot[key & 0xff].store(seg.release(), std::memory_order_release);
+}
+
+std::unique_ptr<Segment> SegmentTable::remove(int16_t id) {
+  const auto key = static_cast<uint16_t>(id);
+  Page* page = pages_[key >> 8].load(std::memory_order_acquire);
+  if (!page) return nullptr;
+  return std::unique_ptr<Segment>(page->slot[key & 0xff].exchange(nullptr, std::memory_order_acq_rel));
+}
+
+std::vector<int16_t> SegmentTable::ids() const {
+  std::vector<int16_t> out;
+  for (unsigned p = 0; p < pages_.size(); ++p) {
+    const Page* page = pages_[p].load(std::memory_order_acquire);
+    if (!page) continue;
+    for (unsigned s = 0; s < page->slot.size(); ++s)
+      if (page->slot[s].load(std::memory_order_acquire))
+        out.push_back(static_cast<int16_t>(static_cast<uint16_t>((p << 8) | s)));
+  }
+  return out;
+}
+
+int16_t SegmentIds::take(bool registered) {
+  auto& pool = registered ? free_reg_ : free_alloc_;
+  if (!pool.empty()) {
+    const int16_t id = pool.back();
+    pool.pop_back();
+    return id;
+  }
+  if (registered) {
+    if (next_reg_ < INT16_MIN) return 0;
+    return static_cast<int16_t>(next_reg_--);
+  }
+  if (next_alloc_ > INT16_MAX) return 0;
+  return static_cast<int16_t>(next_alloc_++);
+}
+
+void SegmentIds::give_back(int16_t id) {
+  if (id > 0) free_alloc_.push_back(id);
+  else if (id < 0) free_reg_.push_back(id);
+}
+
+Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
+    : id_(id), cfg_(cfg), comm_(mpi::Comm::dup(base)), load_store_(cfg.shared_memory) {
+  mpi_check(MPI_Comm_rank(comm(), &myid_), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm(), &size_), "MPI_Comm_size");
+
+  // The node communicator orders its units by team rank (key = myid), so
+  // on a team that lives on one node, node rank == team rank.
+  MPI_Comm node = MPI_COMM_NULL;
+  if (cfg.shared_memory) {
+    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &node),
+              "MPI_Comm_split_type");
+  } else {
+    mpi_check(MPI_Comm_split(comm(), myid_, 0, &node), "MPI_Comm_split");
+  }
+  node_comm_ = mpi::Comm(node);
+  mpi_check(MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  int node_rank = 0;
+  mpi_check(MPI_Comm_size(node, &node_size_), "MPI_Comm_size");
+  mpi_check(MPI_Comm_rank(node, &node_rank), "MPI_Comm_rank");
+  single_node_ = node_size_ == size_;
+
+  // Team rank -> node rank: translate the node group into the team group.
+  node_rank_of_.assign(static_cast<std::size_t>(size_), -1);
+  MPI_Group team_group = MPI_GROUP_NULL;
+  MPI_Group node_group = MPI_GROUP_NULL;
+  mpi_check(MPI_Comm_group(comm(), &team_group), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(node, &node_group), "MPI_Comm_group");
+  std::vector<int> node_ranks(static_cast<std::size_t>(node_size_));
+  std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
+  for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
+  const int rc = MPI_Group_translate_ranks(node_group, node_size_, node_ranks.data(),
+                                           team_group, team_ranks.data());
+  MPI_Group_free(&team_group);
+  MPI_Group_free(&node_group);
+  mpi_check(rc, "MPI_Group_translate_ranks");
+  for (int r = 0; r < node_size_; ++r)
+    node_rank_of_[static_cast<std::size_t>(team_ranks[static_cast<std::size_t>(r)])] = r;
+}
+
+Team::~Team() = default;
+
+std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
+  auto chunk = std::make_unique<Chunk>(bytes);
+  void* base = nullptr;
+  chunk->shm_win = mpi::Window::allocate_shared(static_cast<MPI_Aint>(bytes), node_comm(), &base);
+  chunk->my_base = static_cast<char*>(base);
+  chunk->node_base.resize(static_cast<std::size_t>(node_size_));
+  for (int r = 0; r < node_size_; ++r) {
+    MPI_Aint size = 0;
+    int disp_unit = 0;
+    void* peer = nullptr;
+    mpi_check(MPI_Win_shared_query(chunk->shm_win.get(), r, &size, &disp_unit, &peer),
+              "MPI_Win_shared_query");
+    chunk->node_base[static_cast<std::size_t>(r)] = static_cast<char*>(peer);
+  }
+  if (!single_node_)
+    chunk->team_win = mpi::Window::create(base, static_cast<MPI_Aint>(bytes), comm());
+  return chunk;
+}
+
+void Team::heap_allocate(Segment& seg, std::size_t bytes) {
+  // Large requests get a chunk of their own, freed with the segment, so a
+  // big container does not pin a big chunk after it is gone.
+  if (bytes > cfg_.heap_chunk_bytes / 2) {
+    seg.own_chunk = make_chunk(round_up(bytes, kPage));
+    seg.chunk = seg.own_chunk.get();
+    seg.chunk_offset = *seg.chunk->ranges.allocate(bytes, kSegmentAlign);
+    return;
+  }
+  for (auto& chunk : heap_) {
+    if (auto off = chunk->ranges.allocate(bytes, kSegmentAlign)) {
+      seg.chunk = chunk.get();
+      seg.chunk_offset = *off;
+      return;
+    }
+  }
+  heap_.push_back(make_chunk(round_up(cfg_.heap_chunk_bytes, kPage)));
+  seg.chunk = heap_.back().get();
+  seg.chunk_offset = *seg.chunk->ranges.allocate(bytes, kSegmentAlign);
+}
+
+void Team::heap_release(Segment& seg) {
+  if (!seg.chunk) return;
+  (void)seg.chunk->ranges.release(seg.chunk_offset);
+  seg.own_chunk.reset();  // collective MPI_Win_free when the chunk was its own
+  seg.chunk = nullptr;
+}
+
+}  // namespace dart

@@ -1,0 +1,167 @@
+// Teams, their symmetric heaps and their segments.
+//
+// A Team owns a private duplicate of its MPI communicator, the node-local
+// sub-communicator (units that share memory), the chunks of its symmetric
+// heap and the table of its live segments. Every lookup a put, get or
+// atomic needs (team -> segment -> chunk -> address or window) is an array
+// index; nothing on that path allocates, hashes or locks.
+#pragma once
+
+#include "mpi_handles.hpp"
+#include "range_allocator.hpp"
+
+#include <dash/dart/if/dart_types.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace dart {
+
+struct Config;
+
+// One block of global memory: `bytes` on every unit of a team, in one MPI
+// shared-memory window over the team's node communicator, plus a team-wide
+// window over the same memory when the team spans several nodes.
+struct Chunk {
+  std::size_t bytes = 0;           // per unit
+  mpi::Window shm_win;             // over the node communicator
+  mpi::Window team_win;            // over the team communicator (multi-node teams only)
+  char* my_base = nullptr;         // this unit's part
+  std::vector<char*> node_base;    // part of each unit of the node, by node rank
+  RangeAllocator ranges;           // symmetric offsets of heap segments
+
+  explicit Chunk(std::size_t n) : bytes(n), ranges(n) {}
+};
+
+enum class SegmentKind { LocalPool, Heap, Registered };
+
+struct Segment {
+  SegmentKind kind = SegmentKind::Heap;
+  int16_t id = 0;
+  // Heap and local pool: the chunk holding the memory and the segment's
+  // offset inside every unit's part of it.
+  Chunk* chunk = nullptr;
+  std::unique_ptr<Chunk> own_chunk;  // a chunk used by this segment alone
+  std::size_t chunk_offset = 0;
+  // Bytes of every unit's portion (heap: the largest request of the team,
+  // reserved on every unit; local pool: the pool size).
+  std::size_t bytes = 0;
+  // Registered memory: the window over the users' buffers and each unit's
+  // registered size.
+  mpi::Window reg_win;
+  std::vector<std::size_t> unit_bytes;
+  char* my_base = nullptr;  // start of the caller's portion
+  std::atomic<uint16_t> flags{0};
+
+  // Bytes of `unit`'s portion.
+  [[nodiscard]] std::size_t portion_bytes(int unit) const {
+    return kind == SegmentKind::Registered ? unit_bytes[static_cast<std::size_t>(unit)] : bytes;
+  }
+};
+
+// Live segments of a team, indexed by segment id (int16_t). Two levels of
+// 256 slots so an idle team costs 2 KiB; reads are lock-free so a put may
+// run while another thread allocates on the same team.
+class SegmentTable {
+ public:
+  SegmentTable() = default;
+  SegmentTable(const SegmentTable&) = delete;
+  SegmentTable& operator=(const SegmentTable&) = delete;
+  ~SegmentTable();
+
+  [[nodiscard]] Segment* find(int16_t id) const noexcept {
+    const auto key = static_cast<uint16_t>(id);
+    const Page* page = pages_[key >> 8].load(std::memory_order_acquire);
+    return page ? page->slot[key & 0xff].load(std::memory_order_acquire) : nullptr;
+  }
+  // Publishes a fully built segment. The table owns it from here on.
+  void insert(std::unique_ptr<Segment> seg);
+  // Unpublishes and returns the segment with `id` (nullptr if none).
+  std::unique_ptr<Segment> remove(int16_t id);
+  // Ids of all live segments in ascending order of their 16-bit pattern
+  // (the same order on every member).
+  [[nodiscard]] std::vector<int16_t> ids() const;
+
+ private:
+  struct Page {
+    std::array<std::atomic<Segment*>, 256> slot{};
+  };
+  std::array<std::atomic<Page*>, 256> pages_{};
+};
+
+// Segment ids of one team: allocations take 1, 2, ..., registrations
+// -1, -2, ...; freed ids are reused first (LIFO). All members issue the
+// same collective calls in the same order, so they draw the same ids.
+class SegmentIds {
+ public:
+  // Next id of the kind, or 0 when the kind is exhausted.
+  [[nodiscard]] int16_t take(bool registered);
+  void give_back(int16_t id);
+
+ private:
+  int next_alloc_ = 1;
+  int next_reg_ = -1;
+  std::vector<int16_t> free_alloc_;
+  std::vector<int16_t> free_reg_;
+};
+
+class Team {
+ public:
+  // Collective over `base`: duplicates it and splits off the node-local part.
+  Team(dart_team_t id, MPI_Comm base, const Config& cfg);
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+  // Collective: frees every segment and chunk in the same order everywhere.
+  ~Team();
+
+  [[nodiscard]] dart_team_t id() const noexcept { return id_; }
+  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
+  [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
+  [[nodiscard]] int myid() const noexcept { return myid_; }
+  [[nodiscard]] int size() const noexcept { return size_; }
+  [[nodiscard]] bool single_node() const noexcept { return single_node_; }
+  // Whether units of one node reach each other by load/store (the
+  // DART_SHARED_MEMORY switch); when false even the caller's own memory is
+  // accessed through MPI RMA, so that path can be tested on one node.
+  [[nodiscard]] bool load_store() const noexcept { return load_store_; }
+  // Node rank of team unit `unit`, or -1 when it is on another node.
+  [[nodiscard]] int node_rank_of(int unit) const noexcept {
+    return node_rank_of_[static_cast<std::size_t>(unit)];
+  }
+
+  SegmentTable& segments() noexcept { return segments_; }
+  SegmentIds& segment_ids() noexcept { return segment_ids_; }
+
+  // Creates a chunk of `bytes` per unit. Collective over the team.
+  std::unique_ptr<Chunk> make_chunk(std::size_t bytes);
+
+  // Reserves `bytes` (> 0, the same on every member) in the symmetric heap
+  // and fills seg.chunk / chunk_offset / own_chunk. Collective only when the
+  // heap has to grow, and then on every member at once because every member
+  // runs the same deterministic allocator on the same input.
+  void heap_allocate(Segment& seg, std::size_t bytes);
+  // Returns a heap segment's range. Local; never communicates.
+  void heap_release(Segment& seg);
+
+ private:
+  dart_team_t id_;
+  const Config& cfg_;
+  mpi::Comm comm_;
+  mpi::Comm node_comm_;
+  int myid_ = 0;
+  int size_ = 0;
+  int node_size_ = 0;
+  bool single_node_ = true;
+  bool load_store_ = true;
+  std::vector<int> node_rank_of_;
+  std::vector<std::unique_ptr<Chunk>> heap_;
+  SegmentTable segments_;
+  SegmentIds segment_ids_;
+};
+
+}  // namespace dart

@@ -1,0 +1,13 @@
+# cmake -DCOMMAND=<list> -DEXPECT_RC=<n> -DMAX_SECONDS=<s> -P expect_exit.cmake
+# Runs COMMAND and succeeds only if it exits with EXPECT_RC within MAX_SECONDS.
+string(TIMESTAMP t0 "%s")
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc)
+string(TIMESTAMP t1 "%s")
+math(EXPR elapsed "${t1} - ${t0}")
+message(STATUS "exit code ${rc} after ${elapsed} s")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "expected exit code ${EXPECT_RC}, got ${rc}")
+endif()
+if(elapsed GREATER MAX_SECONDS)
+  message(FATAL_ERROR "took ${elapsed} s, more than ${MAX_SECONDS} s")
+endif()

@@ -11,6 +11,9 @@
 #     [ENVIRONMENT <VAR=value...>]
 #     [LABELS <labels...>]
 #     [WILL_FAIL]             the run is expected to fail (harness self-tests)
+#     [RMA_VARIANT]           also run every rank count with DART_SHARED_MEMORY=0
+#                             (tests named <name>.rma.np<n>), so the MPI RMA path
+#                             is exercised even though all units share a node
 #     [NO_MAIN])              the sources bring their own main()
 #
 # Every run is bounded twice: coreutils `timeout` kills the launcher's process
@@ -45,7 +48,7 @@ function(dart_mpiexec_command out np timeout)
 endfunction()
 
 function(add_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_MAIN" "TIMEOUT"
+  cmake_parse_arguments(T "WILL_FAIL;NO_MAIN;RMA_VARIANT" "TIMEOUT"
                         "SOURCES;LIBRARIES;RANKS;MPICH_RANKS;ENVIRONMENT;LABELS" ${ARGN})
   if(NOT T_RANKS)
     set(T_RANKS 1 2 3 4)
@@ -73,17 +76,30 @@ function(add_mpi_test name)
     set(_ranks ${T_RANKS})
   endif()
   math(EXPR _backstop "${T_TIMEOUT} + 20")
-  foreach(np IN LISTS _ranks)
-    dart_mpiexec_command(_cmd ${np} ${T_TIMEOUT})
-    add_test(NAME ${name}.np${np}
-             COMMAND ${_cmd} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(${name}.np${np} PROPERTIES
-      TIMEOUT ${_backstop}
-      PROCESSORS ${np}
-      LABELS "mpi;${T_LABELS}"
-      ENVIRONMENT "DART_TEST_NAME=${name}.np${np};${T_ENVIRONMENT}")
-    if(T_WILL_FAIL)
-      set_tests_properties(${name}.np${np} PROPERTIES WILL_FAIL TRUE)
+  set(_variants "${name}|")
+  if(T_RMA_VARIANT)
+    list(APPEND _variants "${name}.rma|DART_SHARED_MEMORY=0")
+  endif()
+  foreach(_variant IN LISTS _variants)
+    string(REPLACE "|" ";" _variant "${_variant}")
+    list(GET _variant 0 _base)
+    list(LENGTH _variant _len)
+    set(_env "")
+    if(_len GREATER 1)
+      list(GET _variant 1 _env)
     endif()
+    foreach(np IN LISTS _ranks)
+      set(_test ${_base}.np${np})
+      dart_mpiexec_command(_cmd ${np} ${T_TIMEOUT})
+      add_test(NAME ${_test} COMMAND ${_cmd} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(${_test} PROPERTIES
+        TIMEOUT ${_backstop}
+        PROCESSORS ${np}
+        LABELS "mpi;${T_LABELS}"
+        ENVIRONMENT "DART_TEST_NAME=${_test};${_env};${T_ENVIRONMENT}")
+      if(T_WILL_FAIL)
+        set_tests_properties(${_test} PROPERTIES WILL_FAIL TRUE)
+      endif()
+    endforeach()
   endforeach()
 endfunction()

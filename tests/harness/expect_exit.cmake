@@ -1,5 +1,6 @@
-# cmake -DCOMMAND=<list> -DEXPECT_RC=<n> -DMAX_SECONDS=<s> -P expect_exit.cmake
+# cmake -DCOMMAND=<arg|arg|...> -DEXPECT_RC=<n> -DMAX_SECONDS=<s> -P expect_exit.cmake
 # Runs COMMAND and succeeds only if it exits with EXPECT_RC within MAX_SECONDS.
+string(REPLACE "|" ";" COMMAND "${COMMAND}")
 string(TIMESTAMP t0 "%s")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc)
 string(TIMESTAMP t1 "%s")

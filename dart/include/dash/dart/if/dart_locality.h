@@ -225,8 +225,8 @@ dart_ret_t dart_domain_group(
 /*
  * Looks up the locality of team-relative `unit` in `team`.
  *   loc  [out] DART-owned entry; NULL on error
- * Returns DART_OK; DART_ERR_INVAL for a unit outside [0, size) or a team
- * without locality data.
+ * Returns DART_OK; DART_ERR_INVAL for a unit outside [0, size) (also
+ * recommended for a team without locality data).
  * Not collective. Thread safety: TS.
  */
 dart_ret_t dart_unit_locality(

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the benchmarks of tests/perf at the rank counts of record under both
+# MPIs (building first if needed) and writes the tables to
+# benchmark-report.txt at the top of the tree.
+# Usage: scripts/run-benchmarks.sh
+set -euo pipefail
+top="$(cd "$(dirname "$0")/.." && pwd)"
+report="$top/benchmark-report.txt"
+: > "$report"
+for mpi in openmpi mpich; do
+  [ -x "$top/build-$mpi/tests/perf/bench_team_alloc" ] || "$top/scripts/build.sh" "$mpi"
+  if [ "$mpi" = openmpi ]; then
+    launch=(mpiexec.openmpi --oversubscribe --bind-to none)
+    [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
+  else
+    launch=(mpiexec.mpich)
+  fi
+  for np in 2 4; do
+    timeout 600 "${launch[@]}" -np "$np" "$top/build-$mpi/tests/perf/bench_team_alloc" | tee -a "$report"
+    echo | tee -a "$report"
+  done
+done
+echo "report written to $report"

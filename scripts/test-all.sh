@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, and runs the
+# whole CTest suite under Open MPI and then under MPICH. Prints each
+# summary and exits non-zero if anything failed under either.
+# Usage: scripts/test-all.sh
+set -uo pipefail
+top="$(cd "$(dirname "$0")/.." && pwd)"
+"$top/scripts/install-deps.sh" || exit 1
+
+status=0
+summary=""
+for mpi in openmpi mpich; do
+  echo "=== $mpi: build ==="
+  if ! "$top/scripts/build.sh" "$mpi"; then
+    summary+="$mpi: BUILD FAILED"$'\n'
+    status=1
+    continue
+  fi
+  echo "=== $mpi: ctest ==="
+  log="$top/build-$mpi/ctest.log"
+  ctest --test-dir "$top/build-$mpi" -j "$(nproc)" --output-on-failure 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E "tests passed|tests failed" "$log" | tail -n 1)
+  summary+="$mpi: ${line:-no ctest summary} (ctest exit $rc)"$'\n'
+  [ "$rc" -eq 0 ] || status=1
+done
+echo
+echo "=== summary ==="
+printf '%s' "$summary"
+exit $status

@@ -1,0 +1,54 @@
+# cmake -DBUILD_DIR= -DWORK_DIR= -DCONSUMER_SRC= -DCOMPILER= -DLAUNCH=a|b|c -P install_and_consume.cmake
+string(REPLACE "|" ";" LAUNCH "${LAUNCH}")
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+# 1. Install.
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(f include/dash/dart/if/dart.h include/dash/dart/if/dart_globmem.h
+          lib/cmake/DART/DARTConfig.cmake lib/pkgconfig/dart.pc)
+  if(NOT EXISTS ${prefix}/${f})
+    # Debian's GNUInstallDirs may choose lib/<multiarch>.
+    file(GLOB alt ${prefix}/lib/*/cmake/DART/DARTConfig.cmake ${prefix}/lib/*/pkgconfig/dart.pc)
+    if(NOT alt AND NOT f MATCHES "^include")
+      message(FATAL_ERROR "not installed: ${f}")
+    elseif(f MATCHES "^include")
+      message(FATAL_ERROR "not installed: ${f}")
+    endif()
+  endif()
+endforeach()
+
+# 2. find_package(DART) from an out-of-tree project.
+run(${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${WORK_DIR}/consumer -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_C_COMPILER=${COMPILER})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run(${LAUNCH} ${WORK_DIR}/consumer/consumer)
+message(STATUS "find_package consumer:\n${last_output}")
+if(NOT last_output MATCHES "consumer ok on 2 units")
+  message(FATAL_ERROR "unexpected output from the find_package consumer")
+endif()
+
+# 3. pkg-config, with a plain compiler and no MPI include path at all.
+file(GLOB_RECURSE pc ${prefix}/dart.pc)
+get_filename_component(pcdir "${pc}" DIRECTORY)
+set(ENV{PKG_CONFIG_PATH} "${pcdir}")
+run(pkg-config --cflags --libs dart)
+string(STRIP "${last_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(pkg-config --variable=libdir dart)
+string(STRIP "${last_output}" libdir)
+run(${COMPILER} -std=c99 -D_XOPEN_SOURCE=700 ${CONSUMER_SRC}/consumer.c -o ${WORK_DIR}/consumer_pc ${flags}
+    -Wl,-rpath,${libdir})
+run(${LAUNCH} ${WORK_DIR}/consumer_pc)
+message(STATUS "pkg-config consumer:\n${last_output}")
+if(NOT last_output MATCHES "consumer ok on 2 units")
+  message(FATAL_ERROR "unexpected output from the pkg-config consumer")
+endif()

@@ -58,6 +58,8 @@ Target resolve(const dart_gptr_t& g) {
     // and node rank == team rank.
     t.win = chunk.shm_win.get();
     t.rank = node_rank;
+    t.disp = static_cast<MPI_Aint>(chunk.node_disp[static_cast<std::size_t>(node_rank)] + pos);
+    return t;
   }
   t.disp = static_cast<MPI_Aint>(pos);
   return t;

@@ -52,19 +52,23 @@ Agreement agree(Team& team, std::int64_t bytes, int16_t segid, bool ok) {
   return {out[0], out[1] == -out[2], out[3] != 0};
 }
 
-void team_alloc(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr) {
-  require(gptr, "gptr");
-  *gptr = DART_GPTR_NULL;
+// A collective allocation on `teamid`. `error` carries a problem the caller
+// already found in its own arguments: like every local validation failure
+// it travels with the agreement, so all members fail together instead of
+// the others waiting for a member that returned early. Only an unknown team
+// fails at once (there is nobody to agree with).
+void team_alloc(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr,
+                std::string error = {}) {
+  if (gptr) *gptr = DART_GPTR_NULL;
   Team& team = rt().team(teamid);
 
-  // Local validation; its verdict travels with the agreement.
-  std::string error;
   std::size_t bytes = 0;
   try {
+    if (!gptr) invalid("gptr is NULL");
     bytes = checked_bytes(nelem, basic_type_size(dtype));
     if (bytes > static_cast<std::size_t>(INT64_MAX)) invalid("allocation too large");
   } catch (const Error& e) {
-    error = e.what();
+    if (error.empty()) error = e.what();
   }
   const int16_t segid = error.empty() ? team.segment_ids().take(false) : int16_t{0};
   if (error.empty() && segid == 0) error = "team " + std::to_string(teamid) + " has no free segment id left";
@@ -107,13 +111,14 @@ void team_free(dart_gptr_t gptr) {
 
 void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr,
                    dart_gptr_t* gptr) {
-  require(gptr, "gptr");
-  *gptr = DART_GPTR_NULL;
+  if (gptr) *gptr = DART_GPTR_NULL;
   Team& team = rt().team(teamid);
 
+  // As in team_alloc, local validation failures travel with the agreement.
   std::string error;
   std::size_t bytes = 0;
   try {
+    if (!gptr) invalid("gptr is NULL");
     bytes = checked_bytes(nelem, basic_type_size(dtype));
     if (bytes > 0 && !addr) invalid("addr is NULL but " + std::to_string(nelem) + " elements are registered");
     if (bytes > static_cast<std::size_t>(INT64_MAX)) invalid("registration too large");
@@ -295,13 +300,20 @@ dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {
 
 dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team, dart_allocator_t* new_allocator) {
   return entry("dart_allocator_new", [&] {
-    require(new_allocator, "new_allocator");
-    *new_allocator = nullptr;
-    rt().team(team);
-    if (pool_size == 0) invalid("pool size 0");
-    const std::size_t bytes = next_pow2(pool_size);
+    if (new_allocator) *new_allocator = nullptr;
+    // Argument errors join the collective allocation's agreement (see
+    // team_alloc) so one member's mistake cannot strand the others.
+    std::string error;
+    std::size_t bytes = 0;
+    try {
+      require(new_allocator, "new_allocator");
+      if (pool_size == 0) invalid("pool size 0");
+      bytes = next_pow2(pool_size);
+    } catch (const Error& e) {
+      error = e.what();
+    }
     dart_gptr_t pool = DART_GPTR_NULL;
-    team_alloc(team, bytes, DART_TYPE_BYTE, &pool);
+    team_alloc(team, bytes, DART_TYPE_BYTE, &pool, error);
     try {
       *new_allocator = new dart_allocator_struct(team, pool, bytes);
     } catch (...) {

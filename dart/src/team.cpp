@@ -4,6 +4,7 @@
 #include "error.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace dart {
 
@@ -116,11 +117,21 @@ Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
 
 Team::~Team() = default;
 
+// Start of a unit's part of a shared window, rounded up to a page. MPI
+// promises no alignment for the parts of a non-contiguous shared window
+// (Open MPI 4.1's osc/sm hands out page + 8 bytes), so every part is
+// allocated one page larger and every unit derives the same aligned start
+// for every part from the address MPI reports.
+static char* page_aligned(void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<char*>((a + kPage - 1) & ~std::uintptr_t(kPage - 1));
+}
+
 std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
   auto chunk = std::make_unique<Chunk>(bytes);
   void* base = nullptr;
-  chunk->shm_win = mpi::Window::allocate_shared(static_cast<MPI_Aint>(bytes), node_comm(), &base);
-  chunk->my_base = static_cast<char*>(base);
+  chunk->shm_win = mpi::Window::allocate_shared(static_cast<MPI_Aint>(bytes + kPage), node_comm(), &base);
+  chunk->my_base = page_aligned(base);
   chunk->node_base.resize(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) {
     MPI_Aint size = 0;
@@ -128,10 +139,11 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     void* peer = nullptr;
     mpi_check(MPI_Win_shared_query(chunk->shm_win.get(), r, &size, &disp_unit, &peer),
               "MPI_Win_shared_query");
-    chunk->node_base[static_cast<std::size_t>(r)] = static_cast<char*>(peer);
+    chunk->node_base[static_cast<std::size_t>(r)] = page_aligned(peer);
+    chunk->node_disp.push_back(static_cast<std::size_t>(page_aligned(peer) - static_cast<char*>(peer)));
   }
   if (!single_node_)
-    chunk->team_win = mpi::Window::create(base, static_cast<MPI_Aint>(bytes), comm());
+    chunk->team_win = mpi::Window::create(chunk->my_base, static_cast<MPI_Aint>(bytes), comm());
   return chunk;
 }
 

@@ -32,7 +32,10 @@ struct Chunk {
   mpi::Window shm_win;             // over the node communicator
   mpi::Window team_win;            // over the team communicator (multi-node teams only)
   char* my_base = nullptr;         // this unit's part
-  std::vector<char*> node_base;    // part of each unit of the node, by node rank
+  std::vector<char*> node_base;    // aligned part of each unit of the node, by node rank
+  // Displacement of node_base[r] within unit r's part of shm_win (the
+  // alignment padding), for RMA through the shared window.
+  std::vector<std::size_t> node_disp;
   RangeAllocator ranges;           // symmetric offsets of heap segments
 
   explicit Chunk(std::size_t n) : bytes(n), ranges(n) {}

@@ -83,7 +83,25 @@ class AbortOnFatal : public boost::unit_test::test_observer {
   }
 };
 
-bool init_unit_test() { return true; }
+std::ostream* g_log_stream = nullptr;
+std::ofstream* g_report = nullptr;
+std::ostream* g_null = nullptr;
+
+// Called by Boost.Test after it has applied its command-line and
+// environment parameters, which would otherwise replace the streams set
+// here: the rank-prefixed log, and the report on rank 0 only.
+bool init_unit_test() {
+  boost::unit_test::unit_test_log.set_stream(*g_log_stream);
+  if (g_rank == 0) {
+    boost::unit_test::results_reporter::set_stream(*g_report);
+    boost::unit_test::results_reporter::set_format(boost::unit_test::OF_XML);
+    boost::unit_test::results_reporter::set_level(boost::unit_test::DETAILED_REPORT);
+  } else {
+    boost::unit_test::results_reporter::set_stream(*g_null);
+    boost::unit_test::results_reporter::set_level(boost::unit_test::NO_REPORT);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -107,21 +125,14 @@ int main(int argc, char** argv) {
 
   dart_test::RankPrefixBuf prefixed(std::cout.rdbuf(), dart_test::g_rank);
   std::ostream log_stream(&prefixed);
-  boost::unit_test::unit_test_log.set_stream(log_stream);
-
   // Only rank 0 writes the report file; the others report nothing.
   std::ofstream report;
   std::ostream null_stream(nullptr);
   const char* name = std::getenv("DART_TEST_NAME");
-  if (dart_test::g_rank == 0) {
-    report.open(std::string(name ? name : "mpi_test") + ".report.xml");
-    boost::unit_test::results_reporter::set_stream(report);
-    boost::unit_test::results_reporter::set_format(boost::unit_test::OF_XML);
-    boost::unit_test::results_reporter::set_level(boost::unit_test::DETAILED_REPORT);
-  } else {
-    boost::unit_test::results_reporter::set_stream(null_stream);
-    boost::unit_test::results_reporter::set_level(boost::unit_test::NO_REPORT);
-  }
+  if (dart_test::g_rank == 0) report.open(std::string(name ? name : "mpi_test") + ".report.xml");
+  dart_test::g_log_stream = &log_stream;
+  dart_test::g_report = &report;
+  dart_test::g_null = &null_stream;
 
   dart_test::AbortOnFatal abort_on_fatal;
   boost::unit_test::framework::register_observer(abort_on_fatal);

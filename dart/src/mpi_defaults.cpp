@@ -1,0 +1,31 @@
+// Settings libdart gives the MPI library before the program initialises it.
+//
+// Open MPI 4.1 prefers its osc/rdma component for windows over existing
+// memory (MPI_Win_create, used for registered memory and for teams that
+// span nodes). On this class of machine (btl/vader, no RDMA network) that
+// component segfaults in a 64-bit MPI_Compare_and_swap (in the emulated
+// atomics of btl/vader) and cannot create a window on a one-process
+// communicator while osc/ucx is also loaded. Excluding it leaves osc/sm for
+// shared-memory windows and osc/ucx for the others, both correct.
+//
+// MCA parameters are read from the environment in MPI_Init, which the
+// program may call before dart_init; so the default is set when libdart is
+// loaded, before main(). It is only a default: a user who chose osc
+// components (OMPI_MCA_osc, e.g. from `mpirun --mca osc ...`) keeps them,
+// and DART_MPI_DEFAULTS=0 turns this off altogether.
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+#ifdef OPEN_MPI
+__attribute__((constructor)) void dart_set_mpi_defaults() {
+  const char* off = std::getenv("DART_MPI_DEFAULTS");
+  if (off && std::strcmp(off, "0") == 0) return;
+  setenv("OMPI_MCA_osc", "^rdma", /*overwrite=*/0);
+}
+#endif
+
+}  // namespace

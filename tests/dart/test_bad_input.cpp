@@ -10,13 +10,7 @@
 // unknown team on some ranks only (mismatched collectives are erroneous).
 #include "mpi_test.hpp"
 
-// dart_communication.h declares the C function dart_test(), which clashes
-// with the harness namespace dart_test ("redeclared as different kind of
-// entity"). This file never calls dart_test(), so that declaration is renamed
-// while the DART headers are read.
-#define dart_test dart_test_not_used_here
 #include <dash/dart/if/dart.h>
-#undef dart_test
 
 #include <unistd.h>
 
@@ -29,7 +23,7 @@
 
 namespace {
 
-int rank() { return dart_test::world_rank(); }
+int rank() { return mpitest::world_rank(); }
 
 // Extra words for failure messages ("before dart_init", a loop value ...).
 std::string g_context;
@@ -229,7 +223,7 @@ struct Dart {
     const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, nelem, DART_TYPE_INT, buf, g);
     BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << rank() << ": set-up dart_team_memregister_aligned of " << nelem
                                                << " ints returned " << rc << "; skipping the registration checks");
-    return dart_test::all_ranks(rc == DART_OK);
+    return mpitest::all_ranks(rc == DART_OK);
   }
   static dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t offset = 0) {
     g.unitid = unit;

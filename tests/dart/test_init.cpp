@@ -11,13 +11,7 @@
 // (test_globmem.cpp).
 #include "mpi_test.hpp"
 
-// dart_communication.h declares the C function dart_test(), which clashes
-// with the harness namespace dart_test ("redeclared as different kind of
-// entity"). This file never calls dart_test(), so that declaration is renamed
-// while the DART headers are read.
-#define dart_test dart_test_not_used_here
 #include <dash/dart/if/dart.h>
-#undef dart_test
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,8 +21,8 @@
 
 namespace {
 
-int rank() { return dart_test::world_rank(); }
-int nranks() { return dart_test::world_size(); }
+int rank() { return mpitest::world_rank(); }
+int nranks() { return mpitest::world_size(); }
 
 }  // namespace
 
@@ -311,7 +305,7 @@ BOOST_AUTO_TEST_CASE(barrier_orders_plain_stores_before_remote_gets) {
       // Nobody overwrites its portion before every neighbour has read it.
       CHECK_OK(dart_barrier(DART_TEAM_ALL));
       // Enough evidence: stop, on every rank at once (keeps the log short).
-      if (!dart_test::all_ranks(bad_rounds <= 3)) break;
+      if (!mpitest::all_ranks(bad_rounds <= 3)) break;
     }
 
     CHECK_OK(dart_team_memfree(seg));
@@ -378,7 +372,7 @@ BOOST_AUTO_TEST_CASE(hundred_init_exit_cycles_verify_data_and_leak_nothing) {
     // A failing registration is reported once after the loop, and all ranks
     // skip its part together; the other checks keep running.
     failed_registrations += reg_rc != DART_OK;
-    const bool have_reg = dart_test::all_ranks(reg_rc == DART_OK);
+    const bool have_reg = mpitest::all_ranks(reg_rc == DART_OK);
 
     // Local allocation: write through the local address, read back by RMA.
     dart_gptr_t lg = DART_GPTR_NULL;

@@ -4,7 +4,7 @@
 #include "mpi_test.hpp"
 
 BOOST_AUTO_TEST_CASE(check_fails_on_rank_two_only) {
-  const int rank = dart_test::world_rank();
+  const int rank = mpitest::world_rank();
   BOOST_CHECK_MESSAGE(rank != 2, "deliberate failure on rank " << rank);
   // The other ranks must still get past this point normally.
   MPI_Barrier(MPI_COMM_WORLD);

@@ -9,7 +9,7 @@
 #include <boost/test/unit_test.hpp>
 #include <mpi.h>
 
-namespace dart_test {
+namespace mpitest {
 
 // Rank and size of the job, read once by the harness after MPI_Init.
 int world_rank();
@@ -22,4 +22,4 @@ inline bool is_root() { return world_rank() == 0; }
 // assert that something held everywhere (and fail on every rank if not).
 bool all_ranks(bool value);
 
-}  // namespace dart_test
+}  // namespace mpitest

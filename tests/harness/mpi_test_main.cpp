@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace dart_test {
+namespace mpitest {
 namespace {
 
 int g_rank = 0;
@@ -115,46 +115,46 @@ bool all_ranks(bool value) {
   return global == 1;
 }
 
-}  // namespace dart_test
+}  // namespace mpitest
 
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &dart_test::g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &dart_test::g_size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &mpitest::g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &mpitest::g_size);
 
-  dart_test::RankPrefixBuf prefixed(std::cout.rdbuf(), dart_test::g_rank);
+  mpitest::RankPrefixBuf prefixed(std::cout.rdbuf(), mpitest::g_rank);
   std::ostream log_stream(&prefixed);
   // Only rank 0 writes the report file; the others report nothing.
   std::ofstream report;
   std::ostream null_stream(nullptr);
   const char* name = std::getenv("DART_TEST_NAME");
-  if (dart_test::g_rank == 0) report.open(std::string(name ? name : "mpi_test") + ".report.xml");
-  dart_test::g_log_stream = &log_stream;
-  dart_test::g_report = &report;
-  dart_test::g_null = &null_stream;
+  if (mpitest::g_rank == 0) report.open(std::string(name ? name : "mpi_test") + ".report.xml");
+  mpitest::g_log_stream = &log_stream;
+  mpitest::g_report = &report;
+  mpitest::g_null = &null_stream;
 
-  dart_test::AbortOnFatal abort_on_fatal;
+  mpitest::AbortOnFatal abort_on_fatal;
   boost::unit_test::framework::register_observer(abort_on_fatal);
 
-  int rc = boost::unit_test::unit_test_main(&dart_test::init_unit_test, argc, argv);
+  int rc = boost::unit_test::unit_test_main(&mpitest::init_unit_test, argc, argv);
   log_stream.flush();
   std::cout.flush();
 
   // Combine the verdicts: the job fails if any rank failed.
   int failed = rc != 0 ? 1 : 0;
-  std::vector<int> all(static_cast<size_t>(dart_test::g_size));
+  std::vector<int> all(static_cast<size_t>(mpitest::g_size));
   MPI_Gather(&failed, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (dart_test::g_rank == 0) {
+  if (mpitest::g_rank == 0) {
     if (any_failed) {
       std::string ranks;
-      for (int r = 0; r < dart_test::g_size; ++r)
+      for (int r = 0; r < mpitest::g_size; ++r)
         if (all[static_cast<size_t>(r)]) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
-      std::printf("FAILED on rank(s) %s of %d\n", ranks.c_str(), dart_test::g_size);
+      std::printf("FAILED on rank(s) %s of %d\n", ranks.c_str(), mpitest::g_size);
     } else {
-      std::printf("PASSED on all %d rank(s)\n", dart_test::g_size);
+      std::printf("PASSED on all %d rank(s)\n", mpitest::g_size);
     }
     std::fflush(stdout);
   }

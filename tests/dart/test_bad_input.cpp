@@ -8,7 +8,9 @@
 // Not covered: the behaviour of valid calls (test_init.cpp,
 // test_globmem.cpp); a collective entered with a NULL out-pointer or an
 // unknown team on some ranks only (mismatched collectives are erroneous).
-#include "mpi_test.hpp"
+// Failure messages carry the case being checked (ctx(), defined below).
+#define CTX_ ctx()
+#include "dart_checks.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -128,28 +130,6 @@ std::string ctx() { return g_context.empty() ? std::string() : " [" + g_context 
 
 }  // namespace
 
-#define CTX_ ctx()
-// Boost checks whose failure messages name the rank (the harness does not
-// prefix Boost's own messages with it). Each argument is evaluated once.
-#define RANKED_OK(LEVEL, ...)                                                                          \
-  do {                                                                                                 \
-    const dart_ret_t rc_ = (__VA_ARGS__);                                                              \
-    BOOST_##LEVEL##_MESSAGE(rc_ == DART_OK, "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " returned " \
-                                                    << rc_ << ", expected DART_OK");                   \
-  } while (0)
-#define RANKED_EQ(LEVEL, a, b)                                                                       \
-  do {                                                                                               \
-    const auto a_ = (a);                                                                             \
-    const auto b_ = (b);                                                                             \
-    BOOST_##LEVEL##_MESSAGE(a_ == b_, "rank " << rank() << CTX_ << ": " #a " == " #b " failed [" << a_ \
-                                                 << " != " << b_ << "]");                            \
-  } while (0)
-#define CHECK_OK(...) RANKED_OK(CHECK, __VA_ARGS__)
-#define REQUIRE_OK(...) RANKED_OK(REQUIRE, __VA_ARGS__)
-#define CHECK_EQ(a, b) RANKED_EQ(CHECK, a, b)
-#define REQUIRE_EQ(a, b) RANKED_EQ(REQUIRE, a, b)
-#define CHECK_RANK(...) BOOST_CHECK_MESSAGE((__VA_ARGS__), "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " is false")
-#define REQUIRE_RANK(...) BOOST_REQUIRE_MESSAGE((__VA_ARGS__), "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " is false")
 
 // `call` (the remaining arguments) returns exactly `expected` and writes
 // exactly one error line naming this unit and `fn`.

@@ -12,7 +12,7 @@
 // other than DART_TEAM_ALL, invalid-argument error codes (test_bad_input.cpp),
 // init/exit behaviour (test_init.cpp), thread safety, and real multi-node runs
 // (the .rma variants only force the MPI RMA path with DART_SHARED_MEMORY=0).
-#include "mpi_test.hpp"
+#include "dart_checks.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 namespace {
+
+using dartcheck::QuietDart;
 
 // ---- fixture -----------------------------------------------------------------
 
@@ -64,23 +66,6 @@ struct DartFixture {
   const int rank_context_;
 };
 
-// Silences DART's log line for calls that are expected to fail (an
-// exhausted pool), so the output shows only real problems.
-class QuietDart {
- public:
-  QuietDart() {
-    dart_config(&cfg_);
-    saved_ = cfg_->log_enabled;
-    cfg_->log_enabled = 0;
-  }
-  ~QuietDart() { cfg_->log_enabled = saved_; }
-  QuietDart(const QuietDart&) = delete;
-  QuietDart& operator=(const QuietDart&) = delete;
-
- private:
-  dart_config_t* cfg_ = nullptr;
-  int saved_ = 1;
-};
 
 // True when every collective costs milliseconds: MPICH ranks busy-poll and
 // do not yield, so with more ranks than cores (MPICH runs 3 ranks on this

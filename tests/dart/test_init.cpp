@@ -9,7 +9,7 @@
 // (test_owns_mpi.cpp), error codes and log lines of bad input
 // (test_bad_input.cpp), allocation and transfer semantics in depth
 // (test_globmem.cpp).
-#include "mpi_test.hpp"
+#include "dart_checks.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -21,53 +21,16 @@
 
 namespace {
 
+using dartcheck::QuietDart;
+
 int rank() { return mpitest::world_rank(); }
 int nranks() { return mpitest::world_size(); }
 
 }  // namespace
 
-#define CTX_ ""
-// Boost checks whose failure messages name the rank (the harness does not
-// prefix Boost's own messages with it). Each argument is evaluated once.
-#define RANKED_OK(LEVEL, ...)                                                                          \
-  do {                                                                                                 \
-    const dart_ret_t rc_ = (__VA_ARGS__);                                                              \
-    BOOST_##LEVEL##_MESSAGE(rc_ == DART_OK, "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " returned " \
-                                                    << rc_ << ", expected DART_OK");                   \
-  } while (0)
-#define RANKED_EQ(LEVEL, a, b)                                                                       \
-  do {                                                                                               \
-    const auto a_ = (a);                                                                             \
-    const auto b_ = (b);                                                                             \
-    BOOST_##LEVEL##_MESSAGE(a_ == b_, "rank " << rank() << CTX_ << ": " #a " == " #b " failed [" << a_ \
-                                                 << " != " << b_ << "]");                            \
-  } while (0)
-#define CHECK_OK(...) RANKED_OK(CHECK, __VA_ARGS__)
-#define REQUIRE_OK(...) RANKED_OK(REQUIRE, __VA_ARGS__)
-#define CHECK_EQ(a, b) RANKED_EQ(CHECK, a, b)
-#define REQUIRE_EQ(a, b) RANKED_EQ(REQUIRE, a, b)
-#define CHECK_RANK(...) BOOST_CHECK_MESSAGE((__VA_ARGS__), "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " is false")
-#define REQUIRE_RANK(...) BOOST_REQUIRE_MESSAGE((__VA_ARGS__), "rank " << rank() << CTX_ << ": " #__VA_ARGS__ " is false")
 
 namespace {
 
-// Silences DART's diagnostics for calls that are expected to fail, so the
-// test output shows only real problems; restores log_enabled afterwards.
-class QuietDart {
- public:
-  QuietDart() {
-    dart_config(&cfg_);
-    saved_ = cfg_->log_enabled;
-    cfg_->log_enabled = 0;
-  }
-  ~QuietDart() { cfg_->log_enabled = saved_; }
-  QuietDart(const QuietDart&) = delete;
-  QuietDart& operator=(const QuietDart&) = delete;
-
- private:
-  dart_config_t* cfg_ = nullptr;
-  int saved_ = 1;
-};
 
 bool mpi_finalized() {
   int flag = -1;

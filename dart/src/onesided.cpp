@@ -1,4 +1,11 @@
-// Blocking one-sided transfers, flush and barrier (dart_communication.h).
+// One-sided transfers, handles, flushes and barrier (dart_communication.h).
+//
+// Every transfer resolves its global pointer once (access.cpp) and then
+// takes one of two paths: load/store (memcpy) when the target's memory is
+// mapped into this process, or MPI RMA on the segment's window. Load/store
+// transfers are complete when the call returns, so their handles are
+// DART_HANDLE_NULL; RMA transfers are completed by flushes or by their
+// handles' MPI requests.
 #include <dash/dart/if/dart_communication.h>
 
 #include "access.hpp"
@@ -9,73 +16,207 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_set>
+#include <vector>
+
+struct dart_handle_struct {
+  MPI_Win win = MPI_WIN_NULL;
+  int rank = -1;
+  bool put = false;
+  std::vector<MPI_Request> requests;
+};
 
 using namespace dart;
 
 namespace {
 
-// MPI counts are int; transfers are issued in pieces of at most 1 GiB so
-// that more than INT_MAX bytes (or elements) move correctly.
+// MPI counts are int; RMA calls move at most 1 GiB each, so transfers of
+// more than INT_MAX bytes or elements are issued in pieces.
 constexpr std::size_t kMaxPiece = std::size_t(1) << 30;
 
-// Bytes a put/get of `nelem` elements moves, after checking the type pair.
-std::size_t transfer_bytes(std::size_t nelem, dart_datatype_t src_type, dart_datatype_t dst_type) {
-  const std::size_t elem = basic_type_size(src_type);
-  if (dst_type != src_type)
-    invalid("source type " + std::to_string(static_cast<long long>(src_type)) +
-            " and destination type " + std::to_string(static_cast<long long>(dst_type)) + " differ");
-  return checked_bytes(nelem, elem);
+enum class Dir { Put, Get };
+enum class Mode { Blocking, Nonblocking, Handle };
+
+// Live handles. A handle is freed by wait/test/free; the registry turns a
+// second use of the same pointer into DART_ERR_INVAL instead of a crash.
+struct HandleRegistry {
+  std::mutex mutex;
+  std::unordered_set<dart_handle_t> live;
+};
+HandleRegistry& handles() {
+  static HandleRegistry r;
+  return r;
 }
 
-void check_extent(const Target& t, std::size_t bytes) {
-  if (bytes > t.avail)
-    invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
-            std::to_string(t.avail) + " bytes left after the offset)");
+dart_handle_t new_handle(const Target& t, bool put) {
+  auto h = std::make_unique<dart_handle_struct>();
+  h->win = t.win;
+  h->rank = t.rank;
+  h->put = put;
+  std::lock_guard<std::mutex> lock(handles().mutex);
+  handles().live.insert(h.get());
+  return h.release();
 }
 
-void put_blocking(dart_gptr_t gptr, const void* src, std::size_t bytes) {
+void require_live(dart_handle_t h) {
+  std::lock_guard<std::mutex> lock(handles().mutex);
+  if (!handles().live.count(h)) invalid("handle is not live (already completed or freed)");
+}
+
+void release_handle(dart_handle_t* hp) {
+  {
+    std::lock_guard<std::mutex> lock(handles().mutex);
+    handles().live.erase(*hp);
+  }
+  delete *hp;
+  *hp = DART_HANDLE_NULL;
+}
+
+// Moves `nelem` elements between the local buffer and the target. The
+// global side is laid out by `remote_type`, the local buffer by
+// `local_type`. Returns the handle in Handle mode (or DART_HANDLE_NULL when
+// the transfer completed inside the call).
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
+                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
+  const TypeDesc& ld = type_desc(local_type);
+  const TypeDesc& rd = type_desc(remote_type);
+  const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd)
+                                            : check_transfer_types(nelem, rd, ld);
   const Target t = resolve(gptr);
-  check_extent(t, bytes);
-  if (bytes == 0) return;
-  if (!src) invalid("src is NULL");
+  const Layout remote(rd, nelem);
+  if (remote.span_bytes() > t.avail)
+    invalid("access of " + std::to_string(remote.span_bytes()) +
+            " bytes runs past the end of the target's portion (" + std::to_string(t.avail) +
+            " bytes left after the offset)");
+  if (bytes == 0) return DART_HANDLE_NULL;
+  if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  char* local = static_cast<char*>(buf);
+  const Layout mine(ld, nelem);
+
   if (t.local) {
-    std::memcpy(t.local, src, bytes);
-    // The MPI shared-memory model leaves ordering of load/store to us: make
-    // the stores visible before anything this unit does next (a flag, a
-    // barrier) can be observed by the target.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return;
+    if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (ld.contiguous() && rd.contiguous()) {
+      if (dir == Dir::Put) std::memcpy(t.local, local, bytes);
+      else std::memcpy(local, t.local, bytes);
+    } else {
+      for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
+        if (dir == Dir::Put) std::memcpy(t.local + ro, local + lo, n);
+        else std::memcpy(local + lo, t.local + ro, n);
+      });
+    }
+    // The MPI shared-memory model leaves ordering of load/store to us: the
+    // stores must be visible before anything this unit does next (a flag,
+    // a barrier) can be observed by the target.
+    if (dir == Dir::Put) std::atomic_thread_fence(std::memory_order_seq_cst);
+    return DART_HANDLE_NULL;
   }
-  const char* p = static_cast<const char*>(src);
-  for (std::size_t done = 0; done < bytes;) {
-    const int n = static_cast<int>(std::min(kMaxPiece, bytes - done));
-    mpi_check(MPI_Put(p + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
-              "MPI_Put");
-    done += static_cast<std::size_t>(n);
+
+  dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
+  try {
+    for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
+      for (std::size_t done = 0; done < n;) {
+        const int piece = static_cast<int>(std::min(kMaxPiece, n - done));
+        const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(ro + done);
+        char* p = local + lo + done;
+        if (h) {
+          MPI_Request req = MPI_REQUEST_NULL;
+          if (dir == Dir::Put)
+            mpi_check(MPI_Rput(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rput");
+          else
+            mpi_check(MPI_Rget(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rget");
+          h->requests.push_back(req);
+        } else if (dir == Dir::Put) {
+          mpi_check(MPI_Put(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
+        } else {
+          mpi_check(MPI_Get(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
+        }
+        done += static_cast<std::size_t>(piece);
+      }
+    });
+  } catch (...) {
+    if (h) {
+      // Requests already started must finish before the handle goes away.
+      MPI_Waitall(static_cast<int>(h->requests.size()), h->requests.data(), MPI_STATUSES_IGNORE);
+      release_handle(&h);
+    }
+    throw;
   }
-  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  if (mode == Mode::Blocking) {
+    if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    else mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+  }
+  return h;
 }
 
-void get_blocking(void* dest, dart_gptr_t gptr, std::size_t bytes) {
-  const Target t = resolve(gptr);
-  check_extent(t, bytes);
-  if (bytes == 0) return;
-  if (!dest) invalid("dest is NULL");
-  if (t.local) {
-    // Order the loads after everything this unit observed before the call.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    std::memcpy(dest, t.local, bytes);
-    return;
+// Completion of one handle. `remote`: also wait for a put to be visible at
+// the target. `block`: wait; otherwise only test. True when complete (the
+// handle is then released and nulled).
+bool complete(dart_handle_t* hp, bool remote, bool block) {
+  if (!hp || !*hp) return true;
+  dart_handle_t h = *hp;
+  require_live(h);
+  const int n = static_cast<int>(h->requests.size());
+  if (block) {
+    mpi_check(MPI_Waitall(n, h->requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  } else {
+    int flag = 0;
+    mpi_check(MPI_Testall(n, h->requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (!flag) return false;
   }
-  char* p = static_cast<char*>(dest);
-  for (std::size_t done = 0; done < bytes;) {
-    const int n = static_cast<int>(std::min(kMaxPiece, bytes - done));
-    mpi_check(MPI_Get(p + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
-              "MPI_Get");
-    done += static_cast<std::size_t>(n);
+  if (remote && h->put) mpi_check(MPI_Win_flush(h->rank, h->win), "MPI_Win_flush");
+  release_handle(hp);
+  return true;
+}
+
+void check_count(std::size_t n) {
+  if (n > static_cast<std::size_t>(INT_MAX)) invalid("more than INT_MAX handles");
+}
+
+void wait_all(dart_handle_t handles_[], std::size_t n, bool remote) {
+  check_count(n);
+  if (n > 0 && !handles_) invalid("handles is NULL");
+  for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
+}
+
+// All-or-nothing test of n handles: releases them only if all completed.
+bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
+  check_count(n);
+  if (n == 0 || !handles_) return true;
+  for (std::size_t i = 0; i < n; ++i) {
+    dart_handle_t h = handles_[i];
+    if (!h) continue;
+    require_live(h);
+    int flag = 0;
+    mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag,
+                          MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (!flag) return false;
   }
-  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
+  return true;
+}
+
+enum class FlushKind { One, All, LocalOne, LocalAll };
+
+void flush(dart_gptr_t gptr, FlushKind kind) {
+  gptr.addr_or_offs.offset = 0;  // names the segment (and unit) only
+  Target t;
+  if (kind == FlushKind::All || kind == FlushKind::LocalAll) {
+    // The unit is irrelevant; resolve through the caller's own portion.
+    Team* team = nullptr;
+    find_segment(gptr, &team);
+    gptr.unitid = team->myid();
+  }
+  t = resolve(gptr);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (t.win == MPI_WIN_NULL) return;
+  switch (kind) {
+    case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
+    case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
+    case FlushKind::LocalOne: mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local"); break;
+    case FlushKind::LocalAll: mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all"); break;
+  }
 }
 
 }  // namespace
@@ -84,23 +225,117 @@ extern "C" {
 
 dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
                              dart_datatype_t dst_type) {
-  return entry("dart_put_blocking",
-               [&] { put_blocking(gptr, src, transfer_bytes(nelem, src_type, dst_type)); });
+  return entry("dart_put_blocking", [&] {
+    transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Blocking);
+  });
 }
 
 dart_ret_t dart_get_blocking(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
                              dart_datatype_t dst_type) {
   return entry("dart_get_blocking",
-               [&] { get_blocking(dest, gptr, transfer_bytes(nelem, src_type, dst_type)); });
+               [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Blocking); });
+}
+
+dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
+                    dart_datatype_t dst_type) {
+  return entry("dart_put", [&] {
+    transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Nonblocking);
+  });
+}
+
+dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+                    dart_datatype_t dst_type) {
+  return entry("dart_get",
+               [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Nonblocking); });
+}
+
+dart_ret_t dart_put_handle(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
+                           dart_datatype_t dst_type, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_put_handle", [&] {
+    if (!handle) invalid("handle is NULL");
+    *handle = transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Handle);
+  });
+}
+
+dart_ret_t dart_get_handle(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+                           dart_datatype_t dst_type, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_get_handle", [&] {
+    if (!handle) invalid("handle is NULL");
+    *handle = transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Handle);
+  });
+}
+
+dart_ret_t dart_wait(dart_handle_t* handle) {
+  return entry("dart_wait", [&] { (void)complete(handle, true, true); });
+}
+
+dart_ret_t dart_wait_local(dart_handle_t* handle) {
+  return entry("dart_wait_local", [&] { (void)complete(handle, false, true); });
+}
+
+dart_ret_t dart_waitall(dart_handle_t handles_[], size_t n) {
+  return entry("dart_waitall", [&] { wait_all(handles_, n, true); });
+}
+
+dart_ret_t dart_waitall_local(dart_handle_t handles_[], size_t n) {
+  return entry("dart_waitall_local", [&] { wait_all(handles_, n, false); });
+}
+
+dart_ret_t dart_test_local(dart_handle_t* handle, int32_t* result) {
+  return entry("dart_test_local", [&] {
+    if (!result) invalid("result is NULL");
+    *result = complete(handle, false, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_test(dart_handle_t* handleptr, int32_t* is_finished) {
+  return entry("dart_test", [&] {
+    if (!is_finished) invalid("is_finished is NULL");
+    *is_finished = complete(handleptr, true, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_testall_local(dart_handle_t handles_[], size_t n, int32_t* result) {
+  return entry("dart_testall_local", [&] {
+    if (!result) invalid("result is NULL");
+    *result = test_all(handles_, n, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_testall(dart_handle_t handles_[], size_t n, int32_t* is_finished) {
+  return entry("dart_testall", [&] {
+    if (!is_finished) invalid("is_finished is NULL");
+    *is_finished = test_all(handles_, n, true) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_handle_free(dart_handle_t* handle) {
+  return entry("dart_handle_free", [&] {
+    if (!handle || !*handle) return;
+    require_live(*handle);
+    // The operation proceeds; a later flush on its segment completes it.
+    for (MPI_Request& r : (*handle)->requests)
+      if (r != MPI_REQUEST_NULL) mpi_check(MPI_Request_free(&r), "MPI_Request_free");
+    release_handle(handle);
+  });
 }
 
 dart_ret_t dart_flush(dart_gptr_t gptr) {
-  return entry("dart_flush", [&] {
-    gptr.addr_or_offs.offset = 0;  // names the segment and unit only
-    const Target t = resolve(gptr);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (t.win != MPI_WIN_NULL) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
-  });
+  return entry("dart_flush", [&] { flush(gptr, FlushKind::One); });
+}
+
+dart_ret_t dart_flush_all(dart_gptr_t gptr) {
+  return entry("dart_flush_all", [&] { flush(gptr, FlushKind::All); });
+}
+
+dart_ret_t dart_flush_local(dart_gptr_t gptr) {
+  return entry("dart_flush_local", [&] { flush(gptr, FlushKind::LocalOne); });
+}
+
+dart_ret_t dart_flush_local_all(dart_gptr_t gptr) {
+  return entry("dart_flush_local_all", [&] { flush(gptr, FlushKind::LocalAll); });
 }
 
 dart_ret_t dart_barrier(dart_team_t team) {

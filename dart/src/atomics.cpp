@@ -1,0 +1,239 @@
+#include "atomics.hpp"
+
+#include "error.hpp"
+#include "types.hpp"
+
+#include <dash/dart/if/dart_communication.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace dart {
+
+namespace {
+
+bool is_integral_type(dart_datatype_t t) { return t >= DART_TYPE_BYTE && t <= DART_TYPE_ULONGLONG; }
+
+MPI_Op mpi_op(dart_operation_t op) {
+  switch (op) {
+    case DART_OP_MIN: return MPI_MIN;
+    case DART_OP_MAX: return MPI_MAX;
+    case DART_OP_SUM: return MPI_SUM;
+    case DART_OP_PROD: return MPI_PROD;
+    case DART_OP_BAND: return MPI_BAND;
+    case DART_OP_LAND: return MPI_LAND;
+    case DART_OP_BOR: return MPI_BOR;
+    case DART_OP_LOR: return MPI_LOR;
+    case DART_OP_BXOR: return MPI_BXOR;
+    case DART_OP_LXOR: return MPI_LXOR;
+    case DART_OP_REPLACE: return MPI_REPLACE;
+    case DART_OP_NO_OP: return MPI_NO_OP;
+    default: break;
+  }
+  invalid("operation " + std::to_string(op) + " is not allowed in accumulate-type operations");
+}
+
+// One element of an operation on the CPU path. `x` is the current value,
+// `v` the operand.
+template <class T>
+T combine(T x, T v, dart_operation_t op) {
+  switch (op) {
+    case DART_OP_MIN: return v < x ? v : x;
+    case DART_OP_MAX: return v > x ? v : x;
+    case DART_OP_SUM: return static_cast<T>(x + v);
+    case DART_OP_PROD: return static_cast<T>(x * v);
+    case DART_OP_REPLACE: return v;
+    case DART_OP_NO_OP: return x;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case DART_OP_BAND: return static_cast<T>(x & v);
+      case DART_OP_BOR: return static_cast<T>(x | v);
+      case DART_OP_BXOR: return static_cast<T>(x ^ v);
+      case DART_OP_LAND: return static_cast<T>((x != 0) && (v != 0));
+      case DART_OP_LOR: return static_cast<T>((x != 0) || (v != 0));
+      case DART_OP_LXOR: return static_cast<T>((x != 0) != (v != 0));
+      default: break;
+    }
+  }
+  return x;  // unreachable: check_atomic_op rejected the pair
+}
+
+// Atomically applies op to *target and returns the previous value. Uses the
+// dedicated instruction where there is one, a compare-exchange loop
+// otherwise; the builtins work on the shared mapping across processes
+// because they are lock-free for these sizes.
+template <class T>
+T atomic_apply(T* target, T v, dart_operation_t op) {
+  static_assert(__atomic_always_lock_free(sizeof(T), 0), "CPU atomics must be lock-free");
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case DART_OP_SUM: return __atomic_fetch_add(target, v, __ATOMIC_SEQ_CST);
+      case DART_OP_BAND: return __atomic_fetch_and(target, v, __ATOMIC_SEQ_CST);
+      case DART_OP_BOR: return __atomic_fetch_or(target, v, __ATOMIC_SEQ_CST);
+      case DART_OP_BXOR: return __atomic_fetch_xor(target, v, __ATOMIC_SEQ_CST);
+      case DART_OP_REPLACE: return __atomic_exchange_n(target, v, __ATOMIC_SEQ_CST);
+      case DART_OP_NO_OP: return __atomic_load_n(target, __ATOMIC_SEQ_CST);
+      default: break;
+    }
+  }
+  T old;
+  __atomic_load(target, &old, __ATOMIC_SEQ_CST);
+  T desired = combine(old, v, op);
+  while (!__atomic_compare_exchange(target, &old, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    desired = combine(old, v, op);
+  return old;
+}
+
+// Calls fn(T*) with the C type of a basic DART type other than long double.
+template <class Fn>
+void with_cpu_type(dart_datatype_t dtype, Fn&& fn) {
+  switch (dtype) {
+    case DART_TYPE_BYTE: fn(static_cast<unsigned char*>(nullptr)); return;
+    case DART_TYPE_SHORT: fn(static_cast<short*>(nullptr)); return;
+    case DART_TYPE_INT: fn(static_cast<int*>(nullptr)); return;
+    case DART_TYPE_UINT: fn(static_cast<unsigned int*>(nullptr)); return;
+    case DART_TYPE_LONG: fn(static_cast<long*>(nullptr)); return;
+    case DART_TYPE_ULONG: fn(static_cast<unsigned long*>(nullptr)); return;
+    case DART_TYPE_LONGLONG: fn(static_cast<long long*>(nullptr)); return;
+    case DART_TYPE_ULONGLONG: fn(static_cast<unsigned long long*>(nullptr)); return;
+    case DART_TYPE_FLOAT: fn(static_cast<float*>(nullptr)); return;
+    case DART_TYPE_DOUBLE: fn(static_cast<double*>(nullptr)); return;
+    default: break;
+  }
+  invalid("data type " + std::to_string(static_cast<long long>(dtype)) + " has no CPU atomics");
+}
+
+void check_extent(const Target& t, std::size_t bytes) {
+  if (bytes > t.avail)
+    invalid("atomic access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion");
+}
+
+}  // namespace
+
+bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
+  return t.local && t.seg->kind != SegmentKind::Registered && t.team->single_node() &&
+         dtype != DART_TYPE_LONG_DOUBLE;
+}
+
+void check_atomic_op(dart_operation_t op, dart_datatype_t dtype) {
+  if (!is_basic_type(dtype))
+    invalid("accumulate-type operations take basic types only, not " + std::to_string(static_cast<long long>(dtype)));
+  switch (op) {
+    case DART_OP_MIN: case DART_OP_MAX: case DART_OP_SUM: case DART_OP_PROD:
+    case DART_OP_REPLACE: case DART_OP_NO_OP:
+      return;
+    case DART_OP_BAND: case DART_OP_BOR: case DART_OP_BXOR:
+    case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
+      if (is_integral_type(dtype)) return;
+      invalid("bitwise and logical operations take integer types only");
+    default:
+      break;
+  }
+  invalid("operation " + std::to_string(op) +
+          " is not allowed in accumulate-type operations (MINMAX and user operations are for reductions)");
+}
+
+void accumulate(const Target& t, const void* values, std::size_t nelem, dart_datatype_t dtype,
+                dart_operation_t op, bool local_complete) {
+  check_atomic_op(op, dtype);
+  const std::size_t bytes = checked_bytes(nelem, basic_type_size(dtype));
+  check_extent(t, bytes);
+  if (nelem == 0 || op == DART_OP_NO_OP) return;
+  if (!values) invalid("values is NULL");
+  if (cpu_atomics(t, dtype)) {
+    with_cpu_type(dtype, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      T* target = reinterpret_cast<T*>(t.local);
+      const T* v = static_cast<const T*>(values);
+      for (std::size_t i = 0; i < nelem; ++i) (void)atomic_apply(target + i, v[i], op);
+    });
+    return;
+  }
+  const MPI_Datatype mt = basic_mpi_type(dtype);
+  const std::size_t es = basic_type_size(dtype);
+  const std::size_t max_elems = (std::size_t(1) << 30) / es;
+  const char* p = static_cast<const char*>(values);
+  for (std::size_t done = 0; done < nelem;) {
+    const int n = static_cast<int>(std::min(max_elems, nelem - done));
+    mpi_check(MPI_Accumulate(p + done * es, n, mt, t.rank, t.disp + static_cast<MPI_Aint>(done * es), n, mt,
+                             mpi_op(op), t.win), "MPI_Accumulate");
+    done += static_cast<std::size_t>(n);
+  }
+  if (local_complete) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+}
+
+void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
+                  dart_operation_t op) {
+  check_atomic_op(op, dtype);
+  check_extent(t, basic_type_size(dtype));
+  if (!value) invalid("value is NULL");
+  if (!result) invalid("result is NULL");
+  if (cpu_atomics(t, dtype)) {
+    with_cpu_type(dtype, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      T v;
+      std::memcpy(&v, value, sizeof v);
+      const T old = atomic_apply(reinterpret_cast<T*>(t.local), v, op);
+      std::memcpy(result, &old, sizeof old);
+    });
+    return;
+  }
+  mpi_check(MPI_Fetch_and_op(value, result, basic_mpi_type(dtype), t.rank, t.disp, mpi_op(op), t.win),
+            "MPI_Fetch_and_op");
+}
+
+void compare_and_swap(const Target& t, const void* value, const void* compare, void* result,
+                      dart_datatype_t dtype) {
+  if (!is_integral_type(dtype))
+    invalid("compare-and-swap takes integer types only (DART_TYPE_BYTE ... DART_TYPE_ULONGLONG)");
+  check_extent(t, basic_type_size(dtype));
+  if (!value || !compare || !result) invalid("value, compare or result is NULL");
+  if (cpu_atomics(t, dtype)) {
+    with_cpu_type(dtype, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      T expected, desired;
+      std::memcpy(&expected, compare, sizeof expected);
+      std::memcpy(&desired, value, sizeof desired);
+      __atomic_compare_exchange(reinterpret_cast<T*>(t.local), &expected, &desired, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+      std::memcpy(result, &expected, sizeof expected);  // the old value either way
+    });
+    return;
+  }
+  mpi_check(MPI_Compare_and_swap(value, compare, result, basic_mpi_type(dtype), t.rank, t.disp, t.win),
+            "MPI_Compare_and_swap");
+}
+
+}  // namespace dart
+
+using namespace dart;
+
+extern "C" {
+
+dart_ret_t dart_accumulate(dart_gptr_t gptr, const void* values, size_t nelem, dart_datatype_t dtype,
+                           dart_operation_t op) {
+  return entry("dart_accumulate", [&] { accumulate(resolve(gptr), values, nelem, dtype, op, false); });
+}
+
+dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void* values, size_t nelem,
+                                          dart_datatype_t dtype, dart_operation_t op) {
+  return entry("dart_accumulate_blocking_local",
+               [&] { accumulate(resolve(gptr), values, nelem, dtype, op, true); });
+}
+
+dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
+                             dart_operation_t op) {
+  return entry("dart_fetch_and_op", [&] { fetch_and_op(resolve(gptr), value, result, dtype, op); });
+}
+
+dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void* value, const void* compare, void* result,
+                                 dart_datatype_t dtype) {
+  return entry("dart_compare_and_swap",
+               [&] { compare_and_swap(resolve(gptr), value, compare, result, dtype); });
+}
+
+}  // extern "C"

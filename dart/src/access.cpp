@@ -49,19 +49,19 @@ Target resolve(const dart_gptr_t& g) {
   const Chunk& chunk = *t.seg->chunk;
   const std::size_t pos = t.seg->chunk_offset + offset;
   const int node_rank = t.team->node_rank_of(unit);
-  if (node_rank >= 0 && t.team->load_store()) t.local = chunk.node_base[static_cast<std::size_t>(node_rank)] + pos;
+  char* base = node_rank >= 0 && t.team->load_store() ? chunk.node_base[static_cast<std::size_t>(node_rank)] : nullptr;
+  if (base) t.local = base + pos;
   if (chunk.team_win.get() != MPI_WIN_NULL) {
     t.win = chunk.team_win.get();
     t.rank = unit;
-  } else {
-    // The team lives on one node: the shared window reaches every unit,
-    // and node rank == team rank.
-    t.win = chunk.shm_win.get();
-    t.rank = node_rank;
-    t.disp = static_cast<MPI_Aint>(chunk.node_disp[static_cast<std::size_t>(node_rank)] + pos);
+    t.disp = static_cast<MPI_Aint>(chunk.team_disp[static_cast<std::size_t>(unit)] + pos);
     return t;
   }
-  t.disp = static_cast<MPI_Aint>(pos);
+  // The team lives on one node: the shared window reaches every unit, and
+  // node rank == team rank.
+  t.win = chunk.shm_win.get();
+  t.rank = node_rank;
+  t.disp = static_cast<MPI_Aint>(chunk.node_disp[static_cast<std::size_t>(node_rank)] + pos);
   return t;
 }
 

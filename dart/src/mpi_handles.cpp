@@ -42,25 +42,34 @@ Info window_hints() {
 
 Window::Window(MPI_Win w) : win_(w) {}
 
-Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
-  Info info = window_hints();
-  MPI_Win w = MPI_WIN_NULL;
-  mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w),
-            "MPI_Win_allocate_shared");
+// Takes ownership of a new window and opens its one passive-target epoch.
+Window Window::open(MPI_Win w) {
   Window owned(w);
   mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
   mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
   return owned;
 }
 
+Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
+  Info info = window_hints();
+  MPI_Win w = MPI_WIN_NULL;
+  mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w),
+            "MPI_Win_allocate_shared");
+  return open(w);
+}
+
+Window Window::allocate(MPI_Aint bytes, MPI_Comm comm, void** base) {
+  Info info = window_hints();
+  MPI_Win w = MPI_WIN_NULL;
+  mpi_check(MPI_Win_allocate(bytes, 1, info.get(), comm, base, &w), "MPI_Win_allocate");
+  return open(w);
+}
+
 Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
   mpi_check(MPI_Win_create(base, bytes, 1, info.get(), comm, &w), "MPI_Win_create");
-  Window owned(w);
-  mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
-  mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
-  return owned;
+  return open(w);
 }
 
 void Window::reset() noexcept {

@@ -73,6 +73,8 @@ class Window {
 
   // MPI_Win_allocate_shared over `comm`; *base receives this unit's memory.
   static Window allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base);
+  // MPI_Win_allocate over `comm`; *base receives this unit's memory.
+  static Window allocate(MPI_Aint bytes, MPI_Comm comm, void** base);
   // MPI_Win_create over memory the caller owns.
   static Window create(void* base, MPI_Aint bytes, MPI_Comm comm);
 
@@ -81,6 +83,7 @@ class Window {
 
  private:
   explicit Window(MPI_Win w);
+  static Window open(MPI_Win w);
   MPI_Win win_ = MPI_WIN_NULL;
 };
 

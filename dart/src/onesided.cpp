@@ -209,6 +209,7 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
     gptr.unitid = team->myid();
   }
   t = resolve(gptr);
+  rt().reap_requests(false);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (t.win == MPI_WIN_NULL) return;
   switch (kind) {
@@ -315,9 +316,9 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
   return entry("dart_handle_free", [&] {
     if (!handle || !*handle) return;
     require_live(*handle);
-    // The operation proceeds; a later flush on its segment completes it.
-    for (MPI_Request& r : (*handle)->requests)
-      if (r != MPI_REQUEST_NULL) mpi_check(MPI_Request_free(&r), "MPI_Request_free");
+    // The operation proceeds; a later flush on its segment completes it,
+    // and the runtime completes its requests.
+    rt().adopt_requests((*handle)->requests);
     release_handle(handle);
   });
 }

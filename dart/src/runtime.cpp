@@ -36,8 +36,33 @@ Runtime::~Runtime() {
   // Every unit's exposed memory must stay valid until all units have
   // entered dart_exit; the barrier makes that explicit, and the collective
   // window frees that follow keep it so.
+  reap_requests(true);
   MPI_Barrier(world_->comm());
   world_.reset();
+}
+
+void Runtime::adopt_requests(std::vector<MPI_Request>& requests) {
+  std::lock_guard<std::mutex> lock(orphans_mutex_);
+  for (MPI_Request r : requests)
+    if (r != MPI_REQUEST_NULL) orphans_.push_back(r);
+  requests.clear();
+  have_orphans_.store(!orphans_.empty(), std::memory_order_release);
+}
+
+void Runtime::reap_requests(bool wait) {
+  if (!have_orphans_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(orphans_mutex_);
+  if (orphans_.empty()) return;
+  const int n = static_cast<int>(orphans_.size());
+  if (wait) {
+    MPI_Waitall(n, orphans_.data(), MPI_STATUSES_IGNORE);
+  } else {
+    int flag = 0;
+    MPI_Testall(n, orphans_.data(), &flag, MPI_STATUSES_IGNORE);
+    if (!flag) return;
+  }
+  orphans_.clear();
+  have_orphans_.store(false, std::memory_order_release);
 }
 
 Team& Runtime::team(dart_team_t id) const {

@@ -40,6 +40,12 @@ class Runtime {
   [[nodiscard]] bool local_allocate(std::size_t bytes, std::size_t* offset);
   [[nodiscard]] bool local_release(std::size_t offset);
 
+  // Requests of handles released by dart_handle_free before they completed.
+  // MPI cannot free RMA requests early (Open MPI 4.1 rejects it), so the
+  // runtime keeps them and completes them in later flushes and at exit.
+  void adopt_requests(std::vector<MPI_Request>& requests);
+  void reap_requests(bool wait);
+
  private:
   Config cfg_;
   bool owns_mpi_;
@@ -48,6 +54,9 @@ class Runtime {
   // Indexed by team id; an entry is set only on members of that team.
   std::vector<Team*> teams_;
   std::mutex local_pool_mutex_;
+  std::mutex orphans_mutex_;
+  std::vector<MPI_Request> orphans_;
+  std::atomic<bool> have_orphans_{false};  // lets flushes skip the lock
   std::unique_ptr<RangeAllocator> local_pool_;
 };
 

@@ -92,9 +92,8 @@ Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
   }
   node_comm_ = mpi::Comm(node);
   mpi_check(MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  int node_rank = 0;
   mpi_check(MPI_Comm_size(node, &node_size_), "MPI_Comm_size");
-  mpi_check(MPI_Comm_rank(node, &node_rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_rank(node, &node_rank_), "MPI_Comm_rank");
   single_node_ = node_size_ == size_;
 
   // Team rank -> node rank: translate the node group into the team group.
@@ -130,6 +129,27 @@ static char* page_aligned(void* p) {
 std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
   auto chunk = std::make_unique<Chunk>(bytes);
   void* base = nullptr;
+  if (!single_node_) {
+    // A team across nodes (or with DART_SHARED_MEMORY=0) gets one window
+    // allocated by MPI over the whole team, reached only by RMA. MPI picks
+    // its best component for it (Open MPI: osc/sm when the units happen to
+    // share a node), whereas a window created over memory we allocated
+    // (MPI_Win_create) lands on Open MPI 4.1's osc/ucx here, which needs
+    // the target to call into MPI, rejects 1- and 2-byte atomics, and
+    // cannot share its memory with a node-local shared window anyway.
+    chunk->team_win = mpi::Window::allocate(static_cast<MPI_Aint>(bytes + kPage), comm(), &base);
+    chunk->my_base = page_aligned(base);
+    // MPI aligns each unit's base differently, so each unit's padding to
+    // the page boundary is exchanged once per chunk.
+    const auto pad = static_cast<unsigned long long>(chunk->my_base - static_cast<char*>(base));
+    std::vector<unsigned long long> pads(static_cast<std::size_t>(size_));
+    mpi_check(MPI_Allgather(&pad, 1, MPI_UNSIGNED_LONG_LONG, pads.data(), 1, MPI_UNSIGNED_LONG_LONG, comm()),
+              "MPI_Allgather");
+    chunk->team_disp.assign(pads.begin(), pads.end());
+    chunk->node_base.assign(static_cast<std::size_t>(node_size_), nullptr);
+    chunk->node_base[static_cast<std::size_t>(node_rank_)] = chunk->my_base;
+    return chunk;
+  }
   chunk->shm_win = mpi::Window::allocate_shared(static_cast<MPI_Aint>(bytes + kPage), node_comm(), &base);
   chunk->my_base = page_aligned(base);
   chunk->node_base.resize(static_cast<std::size_t>(node_size_));
@@ -142,8 +162,6 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     chunk->node_base[static_cast<std::size_t>(r)] = page_aligned(peer);
     chunk->node_disp.push_back(static_cast<std::size_t>(page_aligned(peer) - static_cast<char*>(peer)));
   }
-  if (!single_node_)
-    chunk->team_win = mpi::Window::create(chunk->my_base, static_cast<MPI_Aint>(bytes), comm());
   return chunk;
 }
 

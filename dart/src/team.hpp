@@ -24,13 +24,15 @@ namespace dart {
 
 struct Config;
 
-// One block of global memory: `bytes` on every unit of a team, in one MPI
-// shared-memory window over the team's node communicator, plus a team-wide
-// window over the same memory when the team spans several nodes.
+// One block of global memory: `bytes` on every unit of a team. A team on
+// one node keeps it in one MPI shared-memory window, through which every
+// unit also reaches every other unit by load/store. A team across nodes
+// keeps it in one window allocated over the team (see make_chunk).
 struct Chunk {
   std::size_t bytes = 0;           // per unit
-  mpi::Window shm_win;             // over the node communicator
-  mpi::Window team_win;            // over the team communicator (multi-node teams only)
+  mpi::Window shm_win;             // teams on one node: over the node communicator
+  mpi::Window team_win;            // teams across nodes: over the team communicator
+  std::vector<std::size_t> team_disp;  // per team unit: displacement of its aligned part in team_win
   char* my_base = nullptr;         // this unit's part
   std::vector<char*> node_base;    // aligned part of each unit of the node, by node rank
   // Displacement of node_base[r] within unit r's part of shm_win (the
@@ -159,6 +161,7 @@ class Team {
   int myid_ = 0;
   int size_ = 0;
   int node_size_ = 0;
+  int node_rank_ = 0;
   bool single_node_ = true;
   bool load_store_ = true;
   std::vector<int> node_rank_of_;

@@ -8,7 +8,9 @@ top="$(cd "$(dirname "$0")/.." && pwd)"
 report="$top/benchmark-report.txt"
 : > "$report"
 for mpi in openmpi mpich; do
-  [ -x "$top/build-$mpi/tests/perf/bench_team_alloc" ] || "$top/scripts/build.sh" "$mpi"
+  if [ ! -x "$top/build-$mpi/tests/perf/bench_team_alloc" ] || [ ! -x "$top/build-$mpi/tests/perf/bench_rma" ]; then
+    "$top/scripts/build.sh" "$mpi"
+  fi
   if [ "$mpi" = openmpi ]; then
     launch=(mpiexec.openmpi --oversubscribe --bind-to none)
     [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
@@ -19,5 +21,13 @@ for mpi in openmpi mpich; do
     timeout 600 "${launch[@]}" -np "$np" "$top/build-$mpi/tests/perf/bench_team_alloc" | tee -a "$report"
     echo | tee -a "$report"
   done
+  # One-sided access from rank 0 to rank 1: on-node (load/store) under both
+  # MPIs, and under Open MPI also through MPI RMA (every unit its own node).
+  timeout 600 "${launch[@]}" -np 2 "$top/build-$mpi/tests/perf/bench_rma" | tee -a "$report"
+  echo | tee -a "$report"
+  if [ "$mpi" = openmpi ]; then
+    timeout 600 "${launch[@]}" -x DART_SHARED_MEMORY=0 -np 2 "$top/build-$mpi/tests/perf/bench_rma" | tee -a "$report"
+    echo | tee -a "$report"
+  fi
 done
 echo "report written to $report"

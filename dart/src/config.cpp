@@ -68,6 +68,15 @@ Config read_config() {
     else if (s == "1" || s == "ON" || s == "YES" || s == "TRUE") cfg.shared_memory = true;
     else log(LogLevel::Warn, "dart_init", "ignoring DART_SHARED_MEMORY=\"%s\": expected 0 or 1", v);
   }
+  if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long us = std::strtoul(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || us > 1000000)
+      log(LogLevel::Warn, "dart_init", "ignoring DART_PROGRESS_INTERVAL_US=\"%s\": expected 0 ... 1000000", v);
+    else
+      cfg.progress_interval_us = static_cast<unsigned>(us);
+  }
   return cfg;
 }
 

@@ -32,6 +32,13 @@ struct Config {
   // all remote accesses go through MPI RMA on team-wide windows, which is
   // the path units on different nodes take.
   bool shared_memory = true;
+
+  // DART_PROGRESS_INTERVAL_US: how often the progress thread polls MPI, in
+  // microseconds; 0 never starts it. Default 100. The thread runs when MPI
+  // offers MPI_THREAD_MULTIPLE and some MPI RMA of the job may depend on
+  // its target calling MPI (always under MPICH; under Open MPI when teams
+  // span nodes, DART_SHARED_MEMORY=0, or memory is registered).
+  unsigned progress_interval_us = 100;
 };
 
 // Reads the environment. Invalid values are reported (log line) and the

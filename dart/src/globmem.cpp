@@ -147,6 +147,9 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
                              " disagree on the segment id: collective calls were issued in different orders");
   }
 
+  // Windows over user memory may need the target to call MPI (Open MPI's
+  // osc/ucx here), so registered memory needs the progress thread.
+  rt().ensure_progress();
   auto seg = std::make_unique<Segment>();
   seg->kind = SegmentKind::Registered;
   seg->id = segid;

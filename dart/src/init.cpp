@@ -32,19 +32,23 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
 
   bool owns_mpi = false;
   int provided = MPI_THREAD_SINGLE;
+  const Config cfg = read_config();
   if (!initialized) {
-    const int requested = want_threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    // MPI_THREAD_MULTIPLE also when the application did not ask for
+    // threads: the progress thread (progress.hpp) needs it.
+    const bool need_multiple = want_threads || cfg.progress_interval_us > 0;
+    const int requested = need_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
     mpi_check(MPI_Init_thread(argc, argv, requested, &provided), "MPI_Init_thread");
     owns_mpi = true;
   } else {
     mpi_check(MPI_Query_thread(&provided), "MPI_Query_thread");
   }
-  const bool multiple = want_threads && provided == MPI_THREAD_MULTIPLE;
+  const bool mpi_multiple = provided == MPI_THREAD_MULTIPLE;
+  const bool multiple = want_threads && mpi_multiple;
   if (level) *level = multiple ? DART_THREAD_MULTIPLE : DART_THREAD_SINGLE;
 
-  const Config cfg = read_config();
   try {
-    install_runtime(std::make_unique<Runtime>(cfg, owns_mpi, multiple));
+    install_runtime(std::make_unique<Runtime>(cfg, owns_mpi, multiple, mpi_multiple));
   } catch (...) {
     if (owns_mpi) MPI_Finalize();
     throw;

@@ -1,6 +1,7 @@
 #include "runtime.hpp"
 
 #include "error.hpp"
+#include "log.hpp"
 
 #include <string>
 
@@ -13,8 +14,8 @@ constexpr std::size_t kMaxTeams = 32768;  // team ids are non-negative int16_t
 constexpr std::size_t kLocalAlign = 64;
 }  // namespace
 
-Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple)
-    : cfg_(cfg), owns_mpi_(owns_mpi), thread_multiple_(thread_multiple) {
+Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mpi_multiple)
+    : cfg_(cfg), owns_mpi_(owns_mpi), thread_multiple_(thread_multiple), mpi_multiple_(mpi_multiple) {
   world_ = std::make_unique<Team>(DART_TEAM_ALL, MPI_COMM_WORLD, cfg_);
   teams_.assign(kMaxTeams, nullptr);
   teams_[0] = world_.get();
@@ -30,9 +31,40 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple)
   seg->my_base = seg->chunk->my_base;
   local_pool_ = std::make_unique<RangeAllocator>(cfg_.local_pool_bytes);
   world_->segments().insert(std::move(seg));
+
+  // The progress thread may start later, from a call that is collective
+  // over some other team; its communicator is made now, while all units
+  // are in dart_init.
+  if (cfg_.progress_interval_us > 0 && mpi_multiple_) progress_comm_ = mpi::Comm::dup(MPI_COMM_WORLD);
+
+  // Which MPI RMA may wait for its target (progress.hpp): under MPICH any;
+  // under Open MPI the windows of teams that span nodes (or every team
+  // with DART_SHARED_MEMORY=0). Registered memory starts it on demand.
+#if defined(MPICH_VERSION)
+  const bool rma_needs_target = true;
+#else
+  const bool rma_needs_target = !world_->single_node() || !cfg_.shared_memory;
+#endif
+  if (rma_needs_target) ensure_progress();
+}
+
+void Runtime::ensure_progress() {
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  if (progress_ || cfg_.progress_interval_us == 0) return;
+  if (!mpi_multiple_) {
+    if (!progress_warned_)
+      log(LogLevel::Warn, "dart_init",
+          "MPI runs without MPI_THREAD_MULTIPLE, so no progress thread: one-sided operations "
+          "through MPI may wait until their target calls into MPI");
+    progress_warned_ = true;
+    return;
+  }
+  progress_ = std::make_unique<ProgressThread>(std::move(progress_comm_),
+                                               std::chrono::microseconds(cfg_.progress_interval_us));
 }
 
 Runtime::~Runtime() {
+  progress_.reset();
   // Every unit's exposed memory must stay valid until all units have
   // entered dart_exit; the barrier makes that explicit, and the collective
   // window frees that follow keep it so.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "progress.hpp"
 #include "team.hpp"
 
 #include <dash/dart/if/dart_globmem.h>
@@ -15,7 +16,10 @@ namespace dart {
 
 class Runtime {
  public:
-  Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple);
+  // `thread_multiple`: the application asked for concurrent calls and MPI
+  // grants them. `mpi_multiple`: MPI runs at MPI_THREAD_MULTIPLE (which
+  // the progress thread needs).
+  Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mpi_multiple);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
   ~Runtime();
@@ -46,10 +50,19 @@ class Runtime {
   void adopt_requests(std::vector<MPI_Request>& requests);
   void reap_requests(bool wait);
 
+  // Starts the progress thread (progress.hpp) unless it runs already, is
+  // switched off, or MPI lacks MPI_THREAD_MULTIPLE (then warns once).
+  void ensure_progress();
+
  private:
   Config cfg_;
   bool owns_mpi_;
   bool thread_multiple_;
+  bool mpi_multiple_;
+  std::mutex progress_mutex_;
+  mpi::Comm progress_comm_;  // made at init (collective), used when the thread starts
+  std::unique_ptr<ProgressThread> progress_;
+  bool progress_warned_ = false;
   std::unique_ptr<Team> world_;
   // Indexed by team id; an entry is set only on members of that team.
   std::vector<Team*> teams_;

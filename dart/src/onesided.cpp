@@ -78,8 +78,34 @@ void release_handle(dart_handle_t* hp) {
 // global side is laid out by `remote_type`, the local buffer by
 // `local_type`. Returns the handle in Handle mode (or DART_HANDLE_NULL when
 // the transfer completed inside the call).
+// The common case, a basic type on both sides and a target on this node:
+// one copy, with none of the layout machinery.
+bool transfer_basic_local(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
+                          dart_datatype_t type, Mode mode) {
+  const Target t = resolve(gptr);
+  if (!t.local) return false;
+  const std::size_t bytes = checked_bytes(nelem, basic_type_size(type));
+  if (bytes > t.avail)
+    invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
+            std::to_string(t.avail) + " bytes left after the offset)");
+  if (bytes == 0) return true;
+  if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  // Ordering as in transfer() below.
+  if (dir == Dir::Get) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    std::memcpy(buf, t.local, bytes);
+  } else {
+    std::memcpy(t.local, buf, bytes);
+    std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
+  }
+  return true;
+}
+
 dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
                        dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
+  if (local_type == remote_type && is_basic_type(local_type) &&
+      transfer_basic_local(dir, gptr, buf, nelem, local_type, mode))
+    return DART_HANDLE_NULL;
   const TypeDesc& ld = type_desc(local_type);
   const TypeDesc& rd = type_desc(remote_type);
   const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd)
@@ -96,7 +122,15 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   const Layout mine(ld, nelem);
 
   if (t.local) {
-    if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Ordering on the shared mapping (the MPI shared-memory model leaves it
+    // to us): a get's loads must not move before anything this unit
+    // observed earlier (acquire); a put's stores must not move after
+    // anything it does next, such as setting a flag (release). A blocking
+    // put is also remotely complete on return, so it must be visible
+    // before this unit's next load of any location, which takes a full
+    // fence (store-load ordering); the non-blocking forms leave that to
+    // their flush.
+    if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_acquire);
     if (ld.contiguous() && rd.contiguous()) {
       if (dir == Dir::Put) std::memcpy(t.local, local, bytes);
       else std::memcpy(local, t.local, bytes);
@@ -106,10 +140,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
         else std::memcpy(local + lo, t.local + ro, n);
       });
     }
-    // The MPI shared-memory model leaves ordering of load/store to us: the
-    // stores must be visible before anything this unit does next (a flag,
-    // a barrier) can be observed by the target.
-    if (dir == Dir::Put) std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (dir == Dir::Put)
+      std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
     return DART_HANDLE_NULL;
   }
 

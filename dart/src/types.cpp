@@ -172,7 +172,7 @@ bool Layout::next(std::size_t* offset, std::size_t* length) {
 std::size_t check_transfer_types(std::size_t nelem, const TypeDesc& src, const TypeDesc& dst) {
   if (src.base != dst.base || src.elem_size != dst.elem_size)
     invalid("source and destination types have different base types");
-  if (nelem % src.count != 0 || nelem % dst.count != 0)
+  if ((src.count != 1 && nelem % src.count != 0) || (dst.count != 1 && nelem % dst.count != 0))
     invalid(std::to_string(nelem) + " elements is not a multiple of the element count of a non-contiguous type");
   return checked_bytes(nelem, src.elem_size);
 }

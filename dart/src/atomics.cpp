@@ -112,6 +112,21 @@ void check_extent(const Target& t, std::size_t bytes) {
     invalid("atomic access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion");
 }
 
+// Open MPI 4.1's osc/ucx, which serves windows over user memory here,
+// returns wrong results for long double atomics (UCX has no 16-byte
+// atomics and the fallback mishandles the type). Refuse rather than
+// corrupt data.
+void check_mpi_support(const Target& t, dart_datatype_t dtype) {
+#if defined(OPEN_MPI)
+  if (t.seg->kind == SegmentKind::Registered && dtype == DART_TYPE_LONG_DOUBLE)
+    fail(DART_ERR_OTHER, "long double atomics on registered memory are not supported with Open MPI's "
+                         "window component for user memory (osc/ucx gives wrong results)");
+#else
+  (void)t;
+  (void)dtype;
+#endif
+}
+
 }  // namespace
 
 bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
@@ -153,6 +168,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     });
     return;
   }
+  check_mpi_support(t, dtype);
   const MPI_Datatype mt = basic_mpi_type(dtype);
   const std::size_t es = basic_type_size(dtype);
   const std::size_t max_elems = (std::size_t(1) << 30) / es;
@@ -182,6 +198,7 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
     });
     return;
   }
+  check_mpi_support(t, dtype);
   mpi_check(MPI_Fetch_and_op(value, result, basic_mpi_type(dtype), t.rank, t.disp, mpi_op(op), t.win),
             "MPI_Fetch_and_op");
 }

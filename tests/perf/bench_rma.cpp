@@ -24,14 +24,15 @@
 // Each figure is the mean per call over a round of --iterations calls
 // (fewer above 4 KiB, inversely to the size, at least 20), best of
 // --rounds after a warm-up. Every round times our call and its baselines
-// back to back, so all of them see the same machine (RMA that MPI emulates
-// with messages stalls for milliseconds whenever the target is not
-// scheduled; a baseline measured a second earlier or later is not
-// comparable); a line stops after 1.5 s once 3 rounds are done, which
-// bounds the run when that happens. Only rank 0 works while it is timed;
-// every other rank waits in MPI_Barrier (inside MPI, so an MPI that needs
-// the target's progress gets it). Results are checked: the atomics on every
-// call, the data of a final put/get round trip at the end.
+// back to back, in an order that rotates, so all of them see the same
+// machine (RMA that MPI emulates with messages stalls for milliseconds
+// whenever the target is not scheduled; a baseline measured a second
+// earlier or later is not comparable); a line stops after 1.5 s once 5
+// rounds are done, which bounds the run when that happens. Only rank 0
+// works while it is timed; every other rank waits in MPI_Barrier (inside
+// MPI, so an MPI that needs the target's progress gets it). Results are
+// checked: the atomics on every call, the data of a final put/get round
+// trip at the end.
 //
 // Usage: mpirun -np 2 bench_rma [--iterations N] [--rounds N] [--max-bytes N]
 #include <dash/dart/if/dart.h>
@@ -45,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -102,28 +104,47 @@ inline void clobber() { asm volatile("" ::: "memory"); }
 
 // A line stops once it has run this long and has this many rounds.
 constexpr double kLineBudgetSeconds = 1.5;
-constexpr int kMinRounds = 3;
+constexpr int kMinRounds = 5;
 
+// Mean seconds per call over `iterations` calls. One untimed call comes
+// first: our call and the baselines work on different memory, and at the
+// large sizes a round that starts with a cache full of another call's
+// data would pay for that (the 4 MiB copies fit the cache only one at a
+// time on this class of machine).
 template <class Op>
 double mean_seconds(int iterations, Op& op) {
+  op();
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iterations; ++i) op();
   return (MPI_Wtime() - t0) / iterations;
 }
 
+// A round of `op` behind one indirect call per round; the calls inside the
+// round stay inlined.
+template <class Op>
+std::function<double(int)> round_of(Op& op) {
+  return [&op](int iterations) { return mean_seconds(iterations, op); };
+}
+
 // Best mean seconds per call of each of `ops` (our call first, then its
 // baselines), timed in turn within every round, after a warm-up of each.
+// The order rotates from round to round so that no call always follows
+// the same one.
 // The other ranks wait in the barrier meanwhile. Meaningful on rank 0 only.
 template <class... Ops>
 std::array<double, sizeof...(Ops)> compare(int rank, const Options& o, int iterations, Ops... ops) {
-  std::array<double, sizeof...(Ops)> best;
+  constexpr std::size_t n = sizeof...(Ops);
+  std::array<double, n> best;
   best.fill(std::numeric_limits<double>::max());
   if (rank == kOrigin) {
-    ((void)mean_seconds(std::max(1, iterations / 10), ops), ...);
+    const std::array<std::function<double(int)>, n> timed = {round_of(ops)...};
+    for (const auto& round : timed) (void)round(std::max(1, iterations / 10));
     const double start = MPI_Wtime();
     for (int r = 0; r < o.rounds; ++r) {
-      std::size_t k = 0;
-      ((best[k] = std::min(best[k], mean_seconds(iterations, ops)), ++k), ...);
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t k = (static_cast<std::size_t>(r) + j) % n;
+        best[k] = std::min(best[k], timed[k](iterations));
+      }
       if (r + 1 >= kMinRounds && MPI_Wtime() - start > kLineBudgetSeconds) break;
     }
   }
@@ -336,7 +357,8 @@ int main(int argc, char** argv) {
   // memory, the ld/st floor, without it the MPI_Win_create window.
   auto line = [&](const char* name, std::size_t bytes, int iterations, auto ours, auto mpi, auto ldst,
                   auto create) {
-    const auto r = shared ? compare(rank, o, iterations, ours, mpi, ldst) : compare(rank, o, iterations, ours, mpi, create);
+    const auto r = shared ? compare(rank, o, iterations, ours, mpi, ldst)
+                          : compare(rank, o, iterations, ours, mpi, create);
     if (rank == 0) row(name, bytes, r[0], r[1], r[2]);
   };
 
@@ -447,7 +469,8 @@ int main(int argc, char** argv) {
          [&] {
            const long long want = cur_create ^ 1;
            long long old = -1;
-           MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(cas_off), wc);
+           MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(cas_off),
+                                wc);
            MPI_Win_flush(kTarget, wc);
            atomics_ok &= old == cur_create;
            cur_create = want;
@@ -472,7 +495,8 @@ int main(int argc, char** argv) {
   // a get back into a cleared buffer.
   int ok = atomics_ok ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (rank == kOrigin) check(dart_put_blocking(g, buf, o.max_bytes, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
+  if (rank == kOrigin)
+    check(dart_put_blocking(g, buf, o.max_bytes, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
   check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
   int data_ok = 1;
   if (rank == kTarget) {

@@ -80,15 +80,13 @@ void release_handle(dart_handle_t* hp) {
 // the transfer completed inside the call).
 // The common case, a basic type on both sides and a target on this node:
 // one copy, with none of the layout machinery.
-bool transfer_basic_local(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
-                          dart_datatype_t type, Mode mode) {
-  const Target t = resolve(gptr);
-  if (!t.local) return false;
+void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem, dart_datatype_t type,
+                          Mode mode) {
   const std::size_t bytes = checked_bytes(nelem, basic_type_size(type));
   if (bytes > t.avail)
     invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
             std::to_string(t.avail) + " bytes left after the offset)");
-  if (bytes == 0) return true;
+  if (bytes == 0) return;
   if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
   // Ordering as in transfer() below.
   if (dir == Dir::Get) {
@@ -98,19 +96,19 @@ bool transfer_basic_local(Dir dir, const dart_gptr_t& gptr, void* buf, std::size
     std::memcpy(t.local, buf, bytes);
     std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
   }
-  return true;
 }
 
 dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
                        dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
-  if (local_type == remote_type && is_basic_type(local_type) &&
-      transfer_basic_local(dir, gptr, buf, nelem, local_type, mode))
+  const Target t = resolve(gptr);
+  if (t.local && local_type == remote_type && is_basic_type(local_type)) {
+    transfer_basic_local(dir, t, buf, nelem, local_type, mode);
     return DART_HANDLE_NULL;
+  }
   const TypeDesc& ld = type_desc(local_type);
   const TypeDesc& rd = type_desc(remote_type);
   const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd)
                                             : check_transfer_types(nelem, rd, ld);
-  const Target t = resolve(gptr);
   const Layout remote(rd, nelem);
   if (remote.span_bytes() > t.avail)
     invalid("access of " + std::to_string(remote.span_bytes()) +

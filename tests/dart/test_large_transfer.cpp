@@ -4,11 +4,10 @@
 // a 2.5 GiB team allocation per unit of DART_TYPE_BYTE moved by
 // dart_put_blocking, dart_put + dart_flush, dart_put_handle + dart_wait
 // (unit 0 -> unit 1), dart_get_blocking, dart_get + dart_flush_local,
-// dart_get_handle + dart_wait (unit 1 -> unit 0), and unit 1 reading unit
-// 0's portion straight into its own portion; then a portion of exactly
-// INT_MAX + 1000 bytes: whole-portion put and get ending exactly at the end,
-// an unaligned put at offset 7, and dart_accumulate (BXOR) and
-// dart_accumulate_blocking_local (REPLACE) of INT_MAX + 1000 elements.
+// dart_get_handle + dart_wait (unit 1 -> unit 0); then a portion of exactly
+// INT_MAX + 1000 bytes: dart_accumulate_blocking_local (REPLACE) and
+// dart_accumulate (BXOR) of INT_MAX + 1000 elements and a get of the whole
+// portion (each ending exactly at its end), and an unaligned put at offset 7.
 // Data are a position-dependent pattern; a sparse sample is verified (two
 // 8-byte words in every 4 KiB page, +-64 bytes around every 1 GiB boundary
 // and INT_MAX, and the last 4 KiB), and the sampled bytes are cleared before
@@ -241,17 +240,6 @@ BOOST_AUTO_TEST_CASE(two_and_a_half_gib_every_put_and_get_form) {
     buf.reset();
   }
   barrier();
-
-  // Unit 1 reads unit 0's portion straight into its own portion.
-  if (me == 0) fill(mine, kBig, 2);
-  if (me == 1) clear_samples(mine, samples);
-  barrier();
-  if (me == 1) {
-    CHECK_OK(dart_get_blocking(mine, at(seg, 0), kBig, DART_TYPE_BYTE, DART_TYPE_BYTE));
-    verify(mine, samples, [](std::size_t i) { return byte_of(i, 2); }, me,
-           "unit 0's 2.5 GiB read into the own portion");
-  }
-  barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
 
@@ -279,15 +267,25 @@ BOOST_AUTO_TEST_CASE(more_than_int_max_elements) {
   const dart_gptr_t target = at(seg, 1);
   phase("fill");
 
-  // The whole portion, ending exactly at its end.
+  // accumulate_blocking_local REPLACE of the whole portion (ending exactly
+  // at its end) with pattern[i]: the source may be changed as soon as the
+  // call returns (scrambled, and restored after the flush: clear_samples is
+  // its own inverse).
   if (me == 1) clear_samples(mine, samples);
   barrier();
-  if (me == 0) CHECK_OK(dart_put_blocking(target, buf.get(), kOverIntMax, DART_TYPE_BYTE, DART_TYPE_BYTE));
+  if (me == 0) {
+    CHECK_OK(dart_accumulate_blocking_local(target, buf.get(), kOverIntMax, DART_TYPE_BYTE, DART_OP_REPLACE));
+    clear_samples(buf.get(), samples);
+    CHECK_OK(dart_flush(target));
+    clear_samples(buf.get(), samples);
+  }
   barrier();
-  if (me == 1) verify(mine, samples, shifted(0), me, "INT_MAX + 1000 bytes written by dart_put_blocking");
-  phase("dart_put_blocking");
+  if (me == 1) verify(mine, samples, shifted(0), me, "INT_MAX + 1000 elements after dart_accumulate_blocking_local REPLACE");
+  phase("dart_accumulate_blocking_local REPLACE");
 
-  // Accumulate of INT_MAX + 1000 elements: target[i] ^= pattern[i + 1].
+  // Accumulate of INT_MAX + 1000 elements: target[i] ^= pattern[i + 1]
+  // (after unit 1 has finished reading the target).
+  barrier();
   if (me == 0) {
     CHECK_OK(dart_accumulate(target, buf.get() + 1, kOverIntMax, DART_TYPE_BYTE, DART_OP_BXOR));
     CHECK_OK(dart_flush(target));
@@ -297,21 +295,6 @@ BOOST_AUTO_TEST_CASE(more_than_int_max_elements) {
     verify(mine, samples, [](std::size_t i) { return static_cast<unsigned char>(byte_of(i, 3) ^ byte_of(i + 1, 3)); },
            me, "INT_MAX + 1000 elements after dart_accumulate BXOR");
   phase("dart_accumulate BXOR");
-
-  // accumulate_blocking_local REPLACE with pattern[i + 2]: the source may be
-  // changed as soon as the call returns (scrambled, and restored after the
-  // flush: clear_samples is its own inverse).
-  if (me == 1) clear_samples(mine, samples);
-  barrier();
-  if (me == 0) {
-    CHECK_OK(dart_accumulate_blocking_local(target, buf.get() + 2, kOverIntMax, DART_TYPE_BYTE, DART_OP_REPLACE));
-    clear_samples(buf.get() + 2, samples);
-    CHECK_OK(dart_flush(target));
-    clear_samples(buf.get() + 2, samples);
-  }
-  barrier();
-  if (me == 1) verify(mine, samples, shifted(2), me, "INT_MAX + 1000 elements after dart_accumulate_blocking_local REPLACE");
-  phase("dart_accumulate_blocking_local REPLACE");
 
   // Unaligned: INT_MAX + 993 bytes at offset 7, again ending at the end,
   // from pattern[j + 3].

@@ -23,9 +23,6 @@ namespace {
 // The window hints, all in one place.
 Info window_hints() {
   Info info;
-  // Passive target only, never fence/PSCW: lets implementations skip the
-  // bookkeeping of active-target epochs.
-  info.set("no_locks", "false");
   // Each unit's part of a shared window may live on its own pages (and its
   // own NUMA node); we never address across parts, so contiguity buys
   // nothing. It also gives every part page alignment.

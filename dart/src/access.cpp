@@ -35,12 +35,13 @@ Target resolve(const dart_gptr_t& g) {
             "-byte portion of unit " + std::to_string(unit) + " in segment " +
             std::to_string(g.segid));
   t.avail = portion - offset;
+  t.unit = unit;
 
   if (t.seg->kind == SegmentKind::Registered) {
     // User memory is only ever reached through its window.
     t.win = t.seg->reg_win.get();
     t.rank = unit;
-    t.disp = static_cast<MPI_Aint>(offset);
+    t.disp = static_cast<MPI_Aint>(t.seg->unit_shift[static_cast<std::size_t>(unit)] + offset);
     if (unit == t.team->myid() && t.team->load_store()) t.local = t.seg->my_base + offset;
     return t;
   }

@@ -1,14 +1,20 @@
 #include "atomics.hpp"
 
 #include "error.hpp"
+#include "log.hpp"
+#include "runtime.hpp"
 #include "types.hpp"
 
 #include <dash/dart/if/dart_communication.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace dart {
 
@@ -112,19 +118,120 @@ void check_extent(const Target& t, std::size_t bytes) {
     invalid("atomic access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion");
 }
 
-// Open MPI 4.1's osc/ucx, which serves windows over user memory here,
-// returns wrong results for long double atomics (UCX has no 16-byte
-// atomics and the fallback mishandles the type). Refuse rather than
-// corrupt data.
-void check_mpi_support(const Target& t, dart_datatype_t dtype) {
+// Calls fn(T*) with the C type of any basic DART type.
+template <class Fn>
+void with_any_type(dart_datatype_t dtype, Fn&& fn) {
+  if (dtype == DART_TYPE_LONG_DOUBLE) {
+    fn(static_cast<long double*>(nullptr));
+    return;
+  }
+  with_cpu_type(dtype, std::forward<Fn>(fn));
+}
+
+// Whether the runtime must apply operations on `dtype` at this target
+// itself instead of trusting the MPI library's accumulate operations.
+//
+// Open MPI 4.1 serves every window that osc/sm cannot (windows over user
+// memory, windows of teams that span hosts) with osc/ucx, whose
+// accumulate-type operations are exact only for 4- and 8-byte integers
+// here: on 1- and 2-byte integers UCX rejects the datatype or results come
+// back wrong, float and double sums lose updates, long double is garbage
+// (test_atomics shows each). MPICH's are exact for every type.
+bool emulated(const Target& t, dart_datatype_t dtype) {
 #if defined(OPEN_MPI)
-  if (t.seg->kind == SegmentKind::Registered && dtype == DART_TYPE_LONG_DOUBLE)
-    fail(DART_ERR_OTHER, "long double atomics on registered memory are not supported with Open MPI's "
-                         "window component for user memory (osc/ucx gives wrong results)");
+  if (t.seg->kind != SegmentKind::Registered && t.team->on_one_host()) return false;
+  const std::size_t es = basic_type_size(dtype);
+  return !(is_integral_type(dtype) && (es == 4 || es == 8));
 #else
   (void)t;
   (void)dtype;
+  return false;
 #endif
+}
+
+// Held while an emulated operation reads, combines and writes its target:
+// the runtime's word (Runtime::runtime_word_offset) on the target's unit,
+// taken by 64-bit compare-and-swap, which every MPI gets right. One lock per
+// target unit serialises all emulated operations on that unit's memory, and
+// all operations of an emulated type at a target are emulated, so they are
+// atomic with respect to each other (which is all MPI promises as well).
+class EmulationLock {
+ public:
+  explicit EmulationLock(const Target& t) {
+    Runtime& r = rt();
+    dart_gptr_t g = DART_GPTR_NULL;
+    g.unitid = t.team->global_unit(t.unit);
+    g.teamid = DART_TEAM_ALL;
+    g.segid = DART_SEGMENT_LOCAL;
+    g.addr_or_offs.offset = r.runtime_word_offset();
+    word_ = resolve(g);
+    const long long mine = r.myid() + 1, free_value = 0;
+    for (unsigned spins = 0;; ++spins) {
+      if (swap(free_value, mine) == free_value) return;
+      // Backs off so the holder (possibly another thread of this unit, or
+      // the progress thread serving it) gets the CPU.
+      if (spins > 16) std::this_thread::sleep_for(std::chrono::microseconds(spins > 256 ? 50 : 1));
+      else std::this_thread::yield();
+    }
+  }
+  EmulationLock(const EmulationLock&) = delete;
+  EmulationLock& operator=(const EmulationLock&) = delete;
+  ~EmulationLock() {
+    const long long mine = rt().myid() + 1, free_value = 0;
+    try {
+      (void)swap(mine, free_value);
+    } catch (const Error& e) {
+      log(LogLevel::Error, "atomics", "releasing the emulation lock failed: %s", e.what());
+    }
+  }
+
+ private:
+  // Compare-and-swap on the lock word, complete when it returns.
+  long long swap(long long expected, long long desired) {
+    long long old = 0;
+    compare_and_swap(word_, &desired, &expected, &old, DART_TYPE_LONGLONG);
+    if (!cpu_atomics(word_, DART_TYPE_LONGLONG))
+      mpi_check(MPI_Win_flush(word_.rank, word_.win), "MPI_Win_flush");
+    return old;
+  }
+  Target word_;
+};
+
+// Reads `bytes` at the target, lets `update(current, next)` fill the new
+// contents and writes them back unless it returns false; under the lock.
+template <class Update>
+void emulate(const Target& t, std::size_t bytes, Update&& update) {
+  EmulationLock lock(t);
+  std::vector<char> current(bytes), next(bytes);
+  constexpr std::size_t kStep = std::size_t(1) << 30;
+  for (std::size_t done = 0; done < bytes; done += kStep) {
+    const int n = static_cast<int>(std::min(kStep, bytes - done));
+    mpi_check(MPI_Get(current.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n,
+                      MPI_BYTE, t.win), "MPI_Get");
+  }
+  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  if (!update(current.data(), next.data())) return;
+  for (std::size_t done = 0; done < bytes; done += kStep) {
+    const int n = static_cast<int>(std::min(kStep, bytes - done));
+    mpi_check(MPI_Put(next.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n,
+                      MPI_BYTE, t.win), "MPI_Put");
+  }
+  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+}
+
+// next[i] = current[i] op values[i] for nelem elements of dtype.
+void combine_all(const char* current, const void* values, char* next, std::size_t nelem, dart_datatype_t dtype,
+                 dart_operation_t op) {
+  with_any_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    for (std::size_t i = 0; i < nelem; ++i) {
+      T x, v;
+      std::memcpy(&x, current + i * sizeof(T), sizeof x);
+      std::memcpy(&v, static_cast<const char*>(values) + i * sizeof(T), sizeof v);
+      const T y = combine(x, v, op);
+      std::memcpy(next + i * sizeof(T), &y, sizeof y);
+    }
+  });
 }
 
 }  // namespace
@@ -168,7 +275,13 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     });
     return;
   }
-  check_mpi_support(t, dtype);
+  if (emulated(t, dtype)) {
+    emulate(t, bytes, [&](const char* cur, char* next) {
+      combine_all(cur, values, next, nelem, dtype, op);
+      return true;
+    });
+    return;
+  }
   const MPI_Datatype mt = basic_mpi_type(dtype);
   const std::size_t es = basic_type_size(dtype);
   const std::size_t max_elems = (std::size_t(1) << 30) / es;
@@ -198,7 +311,15 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
     });
     return;
   }
-  check_mpi_support(t, dtype);
+  if (emulated(t, dtype)) {
+    emulate(t, basic_type_size(dtype), [&](const char* cur, char* next) {
+      std::memcpy(result, cur, basic_type_size(dtype));
+      if (op == DART_OP_NO_OP) return false;
+      combine_all(cur, value, next, 1, dtype, op);
+      return true;
+    });
+    return;
+  }
   mpi_check(MPI_Fetch_and_op(value, result, basic_mpi_type(dtype), t.rank, t.disp, mpi_op(op), t.win),
             "MPI_Fetch_and_op");
 }
@@ -218,6 +339,16 @@ void compare_and_swap(const Target& t, const void* value, const void* compare, v
       __atomic_compare_exchange(reinterpret_cast<T*>(t.local), &expected, &desired, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_SEQ_CST);
       std::memcpy(result, &expected, sizeof expected);  // the old value either way
+    });
+    return;
+  }
+  if (emulated(t, dtype)) {
+    const std::size_t es = basic_type_size(dtype);
+    emulate(t, es, [&](const char* cur, char* next) {
+      std::memcpy(result, cur, es);
+      if (std::memcmp(cur, compare, es) != 0) return false;
+      std::memcpy(next, value, es);
+      return true;
     });
     return;
   }

@@ -109,6 +109,8 @@ void team_free(dart_gptr_t gptr) {
   team->segment_ids().give_back(gptr.segid);
 }
 
+constexpr std::size_t kRegisterAlign = 64;
+
 void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr,
                    dart_gptr_t* gptr) {
   if (gptr) *gptr = DART_GPTR_NULL;
@@ -131,13 +133,20 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   // Every member needs every member's size (bounds of remote accesses), so
   // this agreement is an allgather rather than a reduction.
   const std::size_t n = static_cast<std::size_t>(team.size());
-  std::int64_t mine[3] = {static_cast<std::int64_t>(bytes), segid, error.empty() ? 0 : 1};
-  std::vector<std::int64_t> all(3 * n);
-  mpi_check(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, team.comm()), "MPI_Allgather");
+  //
+  // The window starts at the buffer rounded down to kRegisterAlign: MPICH
+  // (ch4:ucx) misplaces data in windows whose base is only 8-byte aligned,
+  // and a user may well register &a[1]. Each unit's shift from the window
+  // base to its buffer travels with the agreement.
+  const std::size_t shift = bytes > 0 ? reinterpret_cast<std::uintptr_t>(addr) % kRegisterAlign : 0;
+  std::int64_t mine[4] = {static_cast<std::int64_t>(bytes), segid, error.empty() ? 0 : 1,
+                          static_cast<std::int64_t>(shift)};
+  std::vector<std::int64_t> all(4 * n);
+  mpi_check(MPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, team.comm()), "MPI_Allgather");
   bool anyone_failed = false, ids_agree = true;
   for (std::size_t u = 0; u < n; ++u) {
-    anyone_failed |= all[3 * u + 2] != 0;
-    ids_agree &= all[3 * u + 1] == segid;
+    anyone_failed |= all[4 * u + 2] != 0;
+    ids_agree &= all[4 * u + 1] == segid;
   }
   if (!error.empty() || anyone_failed || !ids_agree) {
     if (segid != 0) team.segment_ids().give_back(segid);
@@ -155,9 +164,14 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   seg->id = segid;
   seg->my_base = bytes > 0 ? static_cast<char*>(addr) : nullptr;
   seg->unit_bytes.resize(n);
-  for (std::size_t u = 0; u < n; ++u) seg->unit_bytes[u] = static_cast<std::size_t>(all[3 * u]);
+  seg->unit_shift.resize(n);
+  for (std::size_t u = 0; u < n; ++u) {
+    seg->unit_bytes[u] = static_cast<std::size_t>(all[4 * u]);
+    seg->unit_shift[u] = static_cast<std::size_t>(all[4 * u + 3]);
+  }
   try {
-    seg->reg_win = mpi::Window::create(seg->my_base, static_cast<MPI_Aint>(bytes), team.comm());
+    seg->reg_win = mpi::Window::create(seg->my_base ? seg->my_base - shift : nullptr,
+                                       static_cast<MPI_Aint>(bytes > 0 ? bytes + shift : 0), team.comm());
   } catch (...) {
     team.segment_ids().give_back(segid);
     throw;

@@ -3,6 +3,7 @@
 #include "error.hpp"
 #include "log.hpp"
 
+#include <cstring>
 #include <string>
 
 namespace dart {
@@ -31,6 +32,12 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   seg->my_base = seg->chunk->my_base;
   local_pool_ = std::make_unique<RangeAllocator>(cfg_.local_pool_bytes);
   world_->segments().insert(std::move(seg));
+  // The runtime's own word, at the same offset on every unit. It is zeroed
+  // before the first collective that follows dart_init, and only used
+  // after one.
+  if (!local_allocate(kLocalAlign, &runtime_word_offset_))
+    fail(DART_ERR_NOMEM, "DART_LOCAL_POOL_SIZE is too small for the runtime's own word");
+  std::memset(world_->segments().find(DART_SEGMENT_LOCAL)->my_base + runtime_word_offset_, 0, kLocalAlign);
 
   // The progress thread may start later, from a call that is collective
   // over some other team; its communicator is made now, while all units

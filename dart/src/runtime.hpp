@@ -44,6 +44,10 @@ class Runtime {
   [[nodiscard]] bool local_allocate(std::size_t bytes, std::size_t* offset);
   [[nodiscard]] bool local_release(std::size_t offset);
 
+  // Offset in every unit's part of segment 0 of a 64-bit word the runtime
+  // keeps for itself: the lock of emulated atomics (atomics.cpp).
+  [[nodiscard]] std::size_t runtime_word_offset() const noexcept { return runtime_word_offset_; }
+
   // Requests of handles released by dart_handle_free before they completed.
   // MPI cannot free RMA requests early (Open MPI 4.1 rejects it), so the
   // runtime keeps them and completes them in later flushes and at exit.
@@ -71,6 +75,7 @@ class Runtime {
   std::vector<MPI_Request> orphans_;
   std::atomic<bool> have_orphans_{false};  // lets flushes skip the lock
   std::unique_ptr<RangeAllocator> local_pool_;
+  std::size_t runtime_word_offset_ = 0;
 };
 
 // The runtime, or nullptr before dart_init / after dart_exit.

@@ -95,20 +95,39 @@ Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
   mpi_check(MPI_Comm_size(node, &node_size_), "MPI_Comm_size");
   mpi_check(MPI_Comm_rank(node, &node_rank_), "MPI_Comm_rank");
   single_node_ = node_size_ == size_;
+  on_one_host_ = single_node_;
+  if (!cfg.shared_memory) {
+    MPI_Comm host = MPI_COMM_NULL;
+    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &host),
+              "MPI_Comm_split_type");
+    int host_size = 0;
+    const int rc = MPI_Comm_size(host, &host_size);
+    MPI_Comm_free(&host);
+    mpi_check(rc, "MPI_Comm_size");
+    on_one_host_ = host_size == size_;
+  }
 
   // Team rank -> node rank: translate the node group into the team group.
   node_rank_of_.assign(static_cast<std::size_t>(size_), -1);
+  // Team rank -> global unit likewise, with the group of MPI_COMM_WORLD.
   MPI_Group team_group = MPI_GROUP_NULL;
   MPI_Group node_group = MPI_GROUP_NULL;
+  MPI_Group world_group = MPI_GROUP_NULL;
   mpi_check(MPI_Comm_group(comm(), &team_group), "MPI_Comm_group");
   mpi_check(MPI_Comm_group(node, &node_group), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &world_group), "MPI_Comm_group");
   std::vector<int> node_ranks(static_cast<std::size_t>(node_size_));
   std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
-  const int rc = MPI_Group_translate_ranks(node_group, node_size_, node_ranks.data(),
-                                           team_group, team_ranks.data());
+  int rc = MPI_Group_translate_ranks(node_group, node_size_, node_ranks.data(), team_group, team_ranks.data());
+  std::vector<int> all_ranks(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) all_ranks[static_cast<std::size_t>(r)] = r;
+  global_unit_of_.assign(static_cast<std::size_t>(size_), -1);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Group_translate_ranks(team_group, size_, all_ranks.data(), world_group, global_unit_of_.data());
   MPI_Group_free(&team_group);
   MPI_Group_free(&node_group);
+  MPI_Group_free(&world_group);
   mpi_check(rc, "MPI_Group_translate_ranks");
   for (int r = 0; r < node_size_; ++r)
     node_rank_of_[static_cast<std::size_t>(team_ranks[static_cast<std::size_t>(r)])] = r;

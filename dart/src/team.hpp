@@ -60,6 +60,7 @@ struct Segment {
   // registered size.
   mpi::Window reg_win;
   std::vector<std::size_t> unit_bytes;
+  std::vector<std::size_t> unit_shift;  // window displacement of each unit's buffer
   char* my_base = nullptr;  // start of the caller's portion
   std::atomic<uint16_t> flags{0};
 
@@ -130,6 +131,9 @@ class Team {
   [[nodiscard]] int myid() const noexcept { return myid_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] bool single_node() const noexcept { return single_node_; }
+  // Whether all units run on one host, whatever DART_SHARED_MEMORY says
+  // (MPI libraries pick their window implementation by this).
+  [[nodiscard]] bool on_one_host() const noexcept { return on_one_host_; }
   // Whether units of one node reach each other by load/store (the
   // DART_SHARED_MEMORY switch); when false even the caller's own memory is
   // accessed through MPI RMA, so that path can be tested on one node.
@@ -137,6 +141,11 @@ class Team {
   // Node rank of team unit `unit`, or -1 when it is on another node.
   [[nodiscard]] int node_rank_of(int unit) const noexcept {
     return node_rank_of_[static_cast<std::size_t>(unit)];
+  }
+
+  // Global unit id (rank in DART_TEAM_ALL) of team unit `unit`.
+  [[nodiscard]] int global_unit(int unit) const noexcept {
+    return global_unit_of_[static_cast<std::size_t>(unit)];
   }
 
   SegmentTable& segments() noexcept { return segments_; }
@@ -163,8 +172,10 @@ class Team {
   int node_size_ = 0;
   int node_rank_ = 0;
   bool single_node_ = true;
+  bool on_one_host_ = true;
   bool load_store_ = true;
   std::vector<int> node_rank_of_;
+  std::vector<int> global_unit_of_;
   std::vector<std::unique_ptr<Chunk>> heap_;
   SegmentTable segments_;
   SegmentIds segment_ids_;

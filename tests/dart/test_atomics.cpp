@@ -7,9 +7,11 @@
 // operations from one origin to one location, all units hammering one
 // location (fetch-and-op, accumulate and a CAS-increment loop, exact totals
 // and unique fetched values; also from several threads per unit when
-// DART_THREAD_MULTIPLE is available), targets in the dart_memalloc pool and
-// in registered memory, nelem == 0, and user operations (dart_op_create /
-// dart_op_destroy work; accumulate-type calls reject them and MINMAX).
+// DART_THREAD_MULTIPLE is available), every operation and CAS also on
+// registered memory (16-byte aligned, and only naturally aligned),
+// targets in the dart_memalloc pool, nelem == 0, and
+// user operations (dart_op_create / dart_op_destroy work; accumulate-type
+// calls reject them and MINMAX).
 // Arithmetic and logical operations on DART_TYPE_BYTE are impl-defined
 // (spec 2.3): accepted with unsigned-char results or rejected with
 // DART_ERR_INVAL. Not covered: reductions with user operations
@@ -31,6 +33,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -127,6 +130,28 @@ std::string show(T v) {
   os << +v;
   return os.str();
 }
+
+// Collects failed comparisons of one case and reports them as one check:
+// how many, and the first few.
+class Failures {
+ public:
+  explicit Failures(std::string what) : what_(std::move(what)) {}
+  template <class Describe>
+  void check(bool ok, Describe describe) {
+    ++checked_;
+    if (ok) return;
+    if (count_++ < 6) first_ << "\n    " << describe();
+  }
+  void report(int me) const {
+    BOOST_CHECK_MESSAGE(count_ == 0, "rank " << me << ": " << what_ << ": " << count_ << " of " << checked_
+                                             << " results wrong; first ones:" << first_.str());
+  }
+
+ private:
+  std::string what_;
+  std::size_t checked_ = 0, count_ = 0;
+  std::ostringstream first_;
+};
 
 struct OpInfo {
   dart_operation_t op;
@@ -252,13 +277,49 @@ std::vector<dart_gptr_t> allgather(const dart_gptr_t& g) {
   return all;
 }
 
+// Where registered memory lives: `misaligned` places it at an address that
+// is naturally aligned for T but not 16-byte aligned (T of 8 bytes or
+// less), as a member of a user struct may be.
+enum class Reg { None, Aligned, Misaligned };
+
+template <class T>
+class RegStorage {
+ public:
+  RegStorage(Reg kind, std::size_t count) : bytes_(kind == Reg::None ? 0 : count * sizeof(T) + 128) {
+    if (kind == Reg::None) return;
+    auto base = reinterpret_cast<std::uintptr_t>(bytes_.data());
+    base = (base + 63) & ~std::uintptr_t{63};
+    if (kind == Reg::Misaligned) base += sizeof(T) < 16 ? sizeof(T) : 16;
+    data_ = reinterpret_cast<T*>(base);
+  }
+  T* data() const { return data_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+  T* data_ = nullptr;
+};
+
+std::string reg_name(Reg r) {
+  switch (r) {
+    case Reg::Aligned: return " (registered memory)";
+    case Reg::Misaligned: return " (registered memory, not 16-byte aligned)";
+    default: return "";
+  }
+}
+
 // ---- every type x every operation ----------------------------------------------------
 
 enum Variant { kAccumulate, kAccumulateBlockingLocal, kFetchAndOp, kVariants };
 const char* const kVariantNames[] = {"dart_accumulate", "dart_accumulate_blocking_local", "dart_fetch_and_op"};
 
+// `reg`: the target memory is a registration of local memory
+// (dart_team_memregister_aligned) instead of a team allocation; MPI
+// libraries may serve the two by different window kinds.
 template <class T>
-void every_operation(const DartFixture& f, const char* tname, int salt) {
+void every_operation(const DartFixture& f, const char* tname_, int salt, Reg reg = Reg::None) {
+  const bool registered = reg != Reg::None;
+  const std::string tname_str = std::string(tname_) + reg_name(reg);
+  const char* tname = tname_str.c_str();
   const dart_datatype_t dt = dart_type_of<T>();
   std::vector<OpInfo> ops;
   for (const OpInfo& o : kAllOps)
@@ -268,7 +329,11 @@ void every_operation(const DartFixture& f, const char* tname, int salt) {
   auto slot_of = [&](std::size_t o, int v) { return (o * kVariants + static_cast<std::size_t>(v)) * kElems; };
 
   dart_gptr_t seg = DART_GPTR_NULL;
-  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, portion, dt, &seg));
+  RegStorage<T> reg_buf(reg, portion);
+  if (registered)
+    REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, portion, dt, reg_buf.data(), &seg));
+  else
+    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, portion, dt, &seg));
   T* mine = own<T>(seg, f.me);
   for (std::size_t o = 0; o < ops.size(); ++o)
     for (int v = 0; v < kVariants; ++v)
@@ -331,6 +396,8 @@ void every_operation(const DartFixture& f, const char* tname, int salt) {
   // The writer checks the fetched values and the target by dart_get.
   std::vector<T> got(portion, T(55));
   CHECK_OK(dart_get_blocking(got.data(), at(seg, f.right), portion, dt, dt));
+  Failures writer_side(std::string(tname) + " operations on unit " + std::to_string(f.right) +
+                       ", read back by dart_get and fetched");
   for (std::size_t o = 0; o < ops.size(); ++o) {
     for (int v = 0; v < kVariants; ++v) {
       const std::size_t s = slot_of(o, v);
@@ -339,21 +406,23 @@ void every_operation(const DartFixture& f, const char* tname, int salt) {
         T init{}, operand{};
         values<T>(ops[o].op, e, f.right, f.me, salt, &init, &operand);
         const T expect = done ? apply<T>(ops[o].op, init, operand) : init;
-        BOOST_CHECK_MESSAGE(got[s + e] == expect, "rank " << f.me << ": " << kVariantNames[v] << " " << tname << " "
-                                                          << ops[o].name << " element " << e << " on unit " << f.right
-                                                          << ": " << show(init) << " op " << show(operand) << " gave "
-                                                          << show(got[s + e]) << ", expected " << show(expect));
+        writer_side.check(got[s + e] == expect, [&] {
+          return std::string(kVariantNames[v]) + " " + ops[o].name + " element " + std::to_string(e) + ": " +
+                 show(init) + " op " + show(operand) + " gave " + show(got[s + e]) + ", expected " + show(expect);
+        });
         if (v == kFetchAndOp && done)
-          BOOST_CHECK_MESSAGE(results[s + e] == init, "rank " << f.me << ": dart_fetch_and_op " << tname << " "
-                                                              << ops[o].name << " element " << e << " fetched "
-                                                              << show(results[s + e]) << ", expected the old value "
-                                                              << show(init));
+          writer_side.check(results[s + e] == init, [&] {
+            return std::string("dart_fetch_and_op ") + ops[o].name + " element " + std::to_string(e) + " fetched " +
+                   show(results[s + e]) + ", expected the old value " + show(init);
+          });
       }
     }
   }
+  writer_side.report(f.me);
   f.barrier();
 
   // The owner sees the results of the spec-defined operations by loads.
+  Failures owner_side("own " + std::string(tname) + " elements after the left neighbour's operations, read by loads");
   for (std::size_t o = 0; o < ops.size(); ++o) {
     if (allowed<T>(ops[o].op) < 0) continue;
     for (int v = 0; v < kVariants; ++v)
@@ -362,23 +431,35 @@ void every_operation(const DartFixture& f, const char* tname, int salt) {
         values<T>(ops[o].op, e, f.me, f.left, salt, &init, &operand);
         const T expect = apply<T>(ops[o].op, init, operand);
         const T val = mine[slot_of(o, v) + e];
-        BOOST_CHECK_MESSAGE(val == expect, "rank " << f.me << ": own " << tname << " element after the left neighbour's "
-                                                   << kVariantNames[v] << " " << ops[o].name << ": " << show(val)
-                                                   << ", expected " << show(expect));
+        owner_side.check(val == expect, [&] {
+          return std::string(kVariantNames[v]) + " " + ops[o].name + " element " + std::to_string(e) + ": " +
+                 show(val) + ", expected " + show(expect);
+        });
       }
   }
+  owner_side.report(f.me);
   f.barrier();
-  CHECK_OK(dart_team_memfree(seg));
+  if (registered)
+    CHECK_OK(dart_team_memderegister(seg));
+  else
+    CHECK_OK(dart_team_memfree(seg));
 }
 
 // ---- compare-and-swap --------------------------------------------------------------
 
 template <class T>
-void cas_ring(const DartFixture& f, const char* tname, int salt) {
+void cas_ring(const DartFixture& f, const char* tname_, int salt, Reg reg = Reg::None) {
+  const bool registered = reg != Reg::None;
+  const std::string tname_str = std::string(tname_) + reg_name(reg);
+  const char* tname = tname_str.c_str();
   const dart_datatype_t dt = dart_type_of<T>();
   constexpr std::size_t kN = 6;
   dart_gptr_t seg = DART_GPTR_NULL;
-  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, kN, dt, &seg));
+  RegStorage<T> reg_buf(reg, kN);
+  if (registered)
+    REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, kN, dt, reg_buf.data(), &seg));
+  else
+    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, kN, dt, &seg));
   T* mine = own<T>(seg, f.me);
   auto init = [&](int owner, std::size_t i) { return bits<T>(owner, i, salt); };
   auto repl = [&](int writer, std::size_t i) {
@@ -401,26 +482,36 @@ void cas_ring(const DartFixture& f, const char* tname, int salt) {
   CHECK_OK(dart_flush_all(seg));
   std::vector<T> got(kN);
   CHECK_OK(dart_get_blocking(got.data(), at(seg, f.right), kN, dt, dt));
+  Failures writer_side(std::string(tname) + " CAS pairs on unit " + std::to_string(f.right));
   for (std::size_t i = 0; i < kN; ++i) {
-    BOOST_CHECK_MESSAGE(r_bad[i] == init(f.right, i) && r_bad[i] != cmp_bad[i],
-                        "rank " << f.me << ": " << tname << " CAS with a wrong compare value returned "
-                                << show(r_bad[i]) << ", expected the old value " << show(init(f.right, i)));
-    BOOST_CHECK_MESSAGE(r_ok[i] == init(f.right, i) && r_ok[i] == cmp_ok[i],
-                        "rank " << f.me << ": " << tname << " CAS with the right compare value returned "
-                                << show(r_ok[i]) << ", expected " << show(init(f.right, i)));
-    BOOST_CHECK_MESSAGE(got[i] == val[i], "rank " << f.me << ": " << tname << " target after the CAS pair is "
-                                                  << show(got[i]) << ", expected the swapped-in " << show(val[i]));
+    writer_side.check(r_bad[i] == init(f.right, i) && r_bad[i] != cmp_bad[i], [&] {
+      return "element " + std::to_string(i) + ": CAS with a wrong compare value returned " + show(r_bad[i]) +
+             ", expected the old value " + show(init(f.right, i));
+    });
+    writer_side.check(r_ok[i] == init(f.right, i) && r_ok[i] == cmp_ok[i], [&] {
+      return "element " + std::to_string(i) + ": CAS with the right compare value returned " + show(r_ok[i]) +
+             ", expected " + show(init(f.right, i));
+    });
+    writer_side.check(got[i] == val[i], [&] {
+      return "element " + std::to_string(i) + ": target after the CAS pair is " + show(got[i]) +
+             ", expected the swapped-in " + show(val[i]);
+    });
   }
+  writer_side.report(f.me);
   f.barrier();
+  Failures owner_side("own " + std::string(tname) + " elements after the left neighbour's CAS pairs");
   for (std::size_t i = 0; i < kN; ++i) {
     T x = bits<T>(200 + f.left, i, salt);
     if (x == init(f.me, i)) x = static_cast<T>(x + 1);
-    BOOST_CHECK_MESSAGE(mine[i] == x, "rank " << f.me << ": own " << tname << " element " << i
-                                              << " after the left neighbour's CAS: " << show(mine[i]) << ", expected "
-                                              << show(x));
+    owner_side.check(mine[i] == x,
+                     [&] { return "element " + std::to_string(i) + ": " + show(mine[i]) + ", expected " + show(x); });
   }
+  owner_side.report(f.me);
   f.barrier();
-  CHECK_OK(dart_team_memfree(seg));
+  if (registered)
+    CHECK_OK(dart_team_memderegister(seg));
+  else
+    CHECK_OK(dart_team_memfree(seg));
 }
 
 // ---- hammering one location -----------------------------------------------------
@@ -576,6 +667,18 @@ BOOST_AUTO_TEST_CASE(every_type_every_operation) {
   every_operation<long double>(*this, "LONG_DOUBLE", 11);
 }
 
+BOOST_AUTO_TEST_CASE(every_type_every_operation_on_registered_memory) {
+  for (const Reg reg : {Reg::Aligned, Reg::Misaligned}) {
+    every_operation<unsigned char>(*this, "BYTE", 31, reg);
+    every_operation<short>(*this, "SHORT", 32, reg);
+    every_operation<int>(*this, "INT", 33, reg);
+    every_operation<unsigned long long>(*this, "ULONGLONG", 38, reg);
+    every_operation<float>(*this, "FLOAT", 39, reg);
+    every_operation<double>(*this, "DOUBLE", 40, reg);
+    every_operation<long double>(*this, "LONG_DOUBLE", 41, reg);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(compare_and_swap_integral_types) {
   cas_ring<unsigned char>(*this, "BYTE", 21);
   cas_ring<short>(*this, "SHORT", 22);
@@ -585,6 +688,15 @@ BOOST_AUTO_TEST_CASE(compare_and_swap_integral_types) {
   cas_ring<unsigned long>(*this, "ULONG", 26);
   cas_ring<long long>(*this, "LONGLONG", 27);
   cas_ring<unsigned long long>(*this, "ULONGLONG", 28);
+}
+
+BOOST_AUTO_TEST_CASE(compare_and_swap_on_registered_memory) {
+  for (const Reg reg : {Reg::Aligned, Reg::Misaligned}) {
+    cas_ring<unsigned char>(*this, "BYTE", 51, reg);
+    cas_ring<short>(*this, "SHORT", 52, reg);
+    cas_ring<int>(*this, "INT", 53, reg);
+    cas_ring<long>(*this, "LONG", 55, reg);
+  }
 }
 
 // Accumulate-type operations from one origin to one location with one type

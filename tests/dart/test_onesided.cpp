@@ -9,9 +9,11 @@
 // lengths, indexed with repetitions, unsorted blocks and a non-zero lower
 // bound, indexed<->indexed) and their destruction while an operation is in
 // flight; targets in team allocations, the dart_memalloc pool and registered
-// memory; the caller's own portion; everyone-to-one and one-to-everyone;
-// many outstanding operations; and puts/gets from several threads when
-// DART_THREAD_MULTIPLE is available. Data patterns depend on writer,
+// memory (dart_team_memregister_aligned, also at bases that are only
+// naturally aligned, and dart_team_memregister with a different size per
+// unit); the caller's own portion; everyone-to-one and
+// one-to-everyone; many outstanding operations; and puts/gets from several
+// threads when DART_THREAD_MULTIPLE is available. Data patterns depend on writer,
 // position and case, so lost, duplicated or misplaced elements are caught.
 // Not covered here: atomics (test_atomics.cpp), transfers above INT_MAX
 // elements (test_large_transfer.cpp), invalid arguments
@@ -959,12 +961,21 @@ BOOST_AUTO_TEST_CASE(local_pool_and_registered_memory) {
   CHECK_OK(dart_put_handle(at(reg, right, 8 * sizeof(T)), src.data(), 100, DART_TYPE_LONG, DART_TYPE_LONG, &h));
   CHECK_OK(dart_wait(&h));
   CHECK_OK(dart_put(at(reg, right, 150 * sizeof(T)), src.data() + 100, 100, DART_TYPE_LONG, DART_TYPE_LONG));
+  // Every 4th element of [110, 150) by a strided put whose handle is freed;
+  // the flush completes it.
+  const Type every4 = Type::strided(DART_TYPE_LONG, 4, 1);
+  std::vector<T> s4(10);
+  for (std::size_t k = 0; k < 10; ++k) s4[k] = pattern<T>(me, 300 + k, 102);
+  CHECK_OK(dart_put_handle(at(reg, right, 110 * sizeof(T)), s4.data(), 10, DART_TYPE_LONG, every4, &h));
+  CHECK_OK(dart_handle_free(&h));
+  CHECK_RANK(h == DART_HANDLE_NULL);
   CHECK_OK(dart_flush_all(reg));
   barrier();
   auto reg_expect = [&](int owner, int writer) {
     return [=](std::size_t i) {
       if (i >= 8 && i < 108) return pattern<T>(writer, i - 8, 102);
       if (i >= 150 && i < 250) return pattern<T>(writer, 100 + i - 150, 102);
+      if (i >= 110 && i < 150 && (i - 110) % 4 == 0) return pattern<T>(writer, 300 + (i - 110) / 4, 102);
       return sentinel<T>(owner, i, 101);
     };
   };
@@ -975,6 +986,67 @@ BOOST_AUTO_TEST_CASE(local_pool_and_registered_memory) {
   verify(got.data(), kN, reg_expect(left, (left + n - 1) % n), me, "left neighbour's registered buffer");
   barrier();
   CHECK_OK(dart_team_memderegister(reg));
+
+  // dart_team_memregister: every unit registers its own number of elements,
+  // (unit + 1) * 16; each fills its right neighbour's whole buffer.
+  const auto count_of = [](int u) { return static_cast<std::size_t>(u + 1) * 16; };
+  std::vector<T> own_buf(count_of(me), T{-1});
+  dart_gptr_t var = DART_GPTR_NULL;
+  const dart_ret_t rc2 = dart_team_memregister(DART_TEAM_ALL, own_buf.size(), DART_TYPE_LONG, own_buf.data(), &var);
+  BOOST_CHECK_MESSAGE(rc2 == DART_OK, "rank " << me << ": dart_team_memregister returned " << rc2);
+  if (!mpitest::all_ranks(rc2 == DART_OK)) return;
+  std::vector<T> fill_right(count_of(right));
+  for (std::size_t i = 0; i < fill_right.size(); ++i) fill_right[i] = pattern<T>(me, i, 103);
+  CHECK_OK(dart_put(at(var, right), fill_right.data(), fill_right.size(), DART_TYPE_LONG, DART_TYPE_LONG));
+  CHECK_OK(dart_flush(at(var, right)));
+  barrier();
+  verify(own_buf.data(), own_buf.size(), [&](std::size_t i) { return pattern<T>(left, i, 103); }, me,
+         "own buffer of " + std::to_string(own_buf.size()) + " elements registered by dart_team_memregister");
+  std::vector<T> from_left(count_of(left), T{-1});
+  CHECK_OK(dart_get_handle(from_left.data(), at(var, left), from_left.size(), DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  CHECK_OK(dart_wait(&h));
+  verify(from_left.data(), from_left.size(), [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 103); }, me,
+         "left neighbour's buffer registered by dart_team_memregister");
+  barrier();
+  CHECK_OK(dart_team_memderegister(var));
+}
+
+// Registered memory need not start on any boundary beyond the element
+// type's own alignment (a user may register a struct member or &a[1]):
+// registrations 0, 8 and 24 bytes past a 64-byte boundary, ring put and get.
+BOOST_AUTO_TEST_CASE(registered_memory_at_natural_alignment_only) {
+  using T = long;
+  constexpr std::size_t kN = 64;
+  int salt = 130;
+  for (const std::size_t shift : {std::size_t{0}, std::size_t{8}, std::size_t{24}}) {
+    ++salt;
+    std::vector<unsigned char> storage(kN * sizeof(T) + 128);
+    auto base = reinterpret_cast<std::uintptr_t>(storage.data());
+    base = ((base + 63) & ~std::uintptr_t{63}) + shift;
+    T* buf = reinterpret_cast<T*>(base);
+    for (std::size_t i = 0; i < kN; ++i) buf[i] = sentinel<T>(me, i, salt);
+    const std::string what = "registration " + std::to_string(shift) + " bytes past a 64-byte boundary";
+    dart_gptr_t reg = DART_GPTR_NULL;
+    const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, kN, DART_TYPE_LONG, buf, &reg);
+    BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": " << what << ": dart_team_memregister_aligned returned " << rc);
+    if (!mpitest::all_ranks(rc == DART_OK)) continue;
+    std::vector<T> src(20);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<T>(me, i, salt);
+    CHECK_OK(dart_put(at(reg, right, 3 * sizeof(T)), src.data(), src.size(), DART_TYPE_LONG, DART_TYPE_LONG));
+    CHECK_OK(dart_flush(at(reg, right)));
+    barrier();
+    auto expected = [&](int owner, int writer) {
+      return [=](std::size_t i) {
+        return (i >= 3 && i < 23) ? pattern<T>(writer, i - 3, salt) : sentinel<T>(owner, i, salt);
+      };
+    };
+    verify(buf, kN, expected(me, left), me, "own " + what + " after the left neighbour's dart_put");
+    std::vector<T> got(kN, T{-1});
+    CHECK_OK(dart_get_blocking(got.data(), at(reg, left), kN, DART_TYPE_LONG, DART_TYPE_LONG));
+    verify(got.data(), kN, expected(left, (left + n - 1) % n), me, "left neighbour's " + what + " by dart_get_blocking");
+    barrier();
+    CHECK_OK(dart_team_memderegister(reg));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(many_outstanding_operations) {

@@ -9,8 +9,10 @@
 // its flag with dart_put_blocking; (2) in a second case reads unit 0's data
 // (dart_get_blocking, dart_get + dart_flush_local, dart_get_handle +
 // dart_wait, fetch-and-op NO_OP) and raises its flag with an accumulate +
-// flush. Unit 0 must see every flag before its deadline, and all data and
-// counters must be exact. Without target-side progress (e.g. an MPI library
+// flush; (3) writes data and atomics into memory unit 0 registered
+// (dart_team_memregister_aligned) and raises its flag there. Unit 0 must
+// see every flag before its deadline, and all data and counters must be
+// exact. Without target-side progress (e.g. an MPI library
 // that executes remote atomics only inside the target's MPI calls) the test
 // fails after the deadline instead of hanging (the origins' blocked calls
 // complete once unit 0 enters the closing barrier); the harness timeout is
@@ -304,6 +306,70 @@ BOOST_AUTO_TEST_CASE(reads_complete_while_target_computes) {
     BOOST_TEST_MESSAGE("rank 0: computing for " << took << " s" << timings);
   }
   CHECK_OK(dart_team_memfree(seg));
+}
+
+// The same for memory the units registered themselves (MPI libraries may
+// serve registrations by another window kind than allocations).
+BOOST_AUTO_TEST_CASE(registered_memory_is_served_while_target_computes) {
+  if (n < 2 || n > static_cast<int>(kMaxUnits)) {
+    BOOST_TEST_MESSAGE("needs 2.." << kMaxUnits << " units; nothing to do with " << n);
+    return;
+  }
+  // int64 words: [0, kMaxUnits) flags, [kMaxUnits] accumulate target,
+  // [kMaxUnits + 1] fetch-and-add target, then kData bytes per origin.
+  const std::size_t words = 2 * kMaxUnits + kData / 8 * static_cast<std::size_t>(n);
+  std::vector<std::int64_t> mem(words, 0);
+  dart_gptr_t reg = DART_GPTR_NULL;
+  const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, words, DART_TYPE_LONGLONG, mem.data(), &reg);
+  BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": dart_team_memregister_aligned returned " << rc);
+  if (!mpitest::all_ranks(rc == DART_OK)) return;
+  const int salt = 3;
+  const std::vector<const char*> steps = {"put", "atomics", "flag put"};
+  std::vector<double> times(steps.size(), -1.0);
+  double took = 0;
+  std::string missing;
+  const std::size_t data_word = 2 * kMaxUnits;
+  if (me == 0) {
+    took = compute_until_flags(mem.data(), n);
+    missing = missing_flags(mem.data(), n);
+  } else {
+    const double t0 = MPI_Wtime();
+    std::vector<unsigned char> src(kData);
+    for (std::size_t i = 0; i < kData; ++i) src[i] = byte_pattern(me, i, salt);
+    const std::size_t off = 8 * (data_word + kData / 8 * static_cast<std::size_t>(me));
+    CHECK_OK(dart_put_blocking(at(reg, 0, off), src.data(), kData / 8, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
+    times[0] = MPI_Wtime() - t0;
+    const std::int64_t v = me, one = 1;
+    std::int64_t old = -1;
+    CHECK_OK(dart_accumulate(at(reg, 0, 8 * kMaxUnits), &v, 1, DART_TYPE_LONGLONG, DART_OP_SUM));
+    CHECK_OK(dart_fetch_and_op(at(reg, 0, 8 * (kMaxUnits + 1)), &one, &old, DART_TYPE_LONGLONG, DART_OP_SUM));
+    CHECK_OK(dart_flush(at(reg, 0)));
+    BOOST_CHECK_MESSAGE(old >= 0 && old < n - 1, "rank " << me << ": fetch-and-add on unit 0 returned " << old);
+    times[1] = MPI_Wtime() - t0;
+    CHECK_OK(dart_put_blocking(at(reg, 0, 8 * static_cast<std::size_t>(me)), &one, 1, DART_TYPE_LONGLONG,
+                               DART_TYPE_LONGLONG));
+    times[2] = MPI_Wtime() - t0;
+  }
+  CHECK_OK(dart_barrier(DART_TEAM_ALL));
+  const std::string timings = origin_timings(times, steps);
+  if (me == 0) {
+    BOOST_CHECK_MESSAGE(took >= 0, "rank 0: computing unit 0 did not see the done flags of unit(s)"
+                                       << missing << " within " << -took
+                                       << " s: puts/atomics aimed at registered memory of a unit that does not call "
+                                          "MPI did not complete (no target-side progress)"
+                                       << timings);
+    BOOST_TEST_MESSAGE("rank 0: computing for " << took << " s" << timings);
+    CHECK_EQ(mem[kMaxUnits], std::int64_t{n} * (n - 1) / 2);
+    CHECK_EQ(mem[kMaxUnits + 1], std::int64_t{n - 1});
+    for (int u = 1; u < n; ++u) {
+      const auto* p = reinterpret_cast<const unsigned char*>(&mem[data_word + kData / 8 * static_cast<std::size_t>(u)]);
+      const std::size_t bad = mismatches(p, kData, u, salt);
+      BOOST_CHECK_MESSAGE(bad == 0, "rank 0: " << bad << " of " << kData << " bytes unit " << u
+                                               << " wrote into registered memory are wrong");
+    }
+  }
+  CHECK_OK(dart_barrier(DART_TEAM_ALL));
+  CHECK_OK(dart_team_memderegister(reg));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

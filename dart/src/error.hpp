@@ -34,6 +34,11 @@ class Error : public std::runtime_error {
   throw Error(DART_ERR_INVAL, reason);
 }
 
+// Throws DART_ERR_INVAL when a required pointer argument is NULL.
+inline void require(const void* p, const char* what) {
+  if (!p) invalid(std::string(what) + " is NULL");
+}
+
 // Throws DART_ERR_OTHER naming the MPI call when an MPI call failed. The
 // runtime's communicators and windows use MPI_ERRORS_RETURN, so a failing
 // MPI call surfaces here instead of aborting the job behind the caller's back.

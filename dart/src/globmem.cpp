@@ -18,10 +18,6 @@ using namespace dart;
 
 namespace {
 
-void require(const void* p, const char* what) {
-  if (!p) invalid(std::string(what) + " is NULL");
-}
-
 bool is_null(const dart_gptr_t& g) { return DART_GPTR_ISNULL(g); }
 
 dart_gptr_t make_gptr(dart_team_t team, int unit, int16_t segid, std::uint64_t offset) {

@@ -77,7 +77,8 @@ void SegmentIds::give_back(int16_t id) {
 }
 
 Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
-    : id_(id), cfg_(cfg), comm_(mpi::Comm::dup(base)), load_store_(cfg.shared_memory) {
+    : id_(id), cfg_(cfg), comm_(mpi::Comm::dup(base)), p2p_comm_(mpi::Comm::dup(base)),
+      load_store_(cfg.shared_memory) {
   mpi_check(MPI_Comm_rank(comm(), &myid_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm(), &size_), "MPI_Comm_size");
 

@@ -128,6 +128,10 @@ class Team {
   [[nodiscard]] dart_team_t id() const noexcept { return id_; }
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
+  // The communicator of dart_send/dart_recv/dart_sendrecv: the user's
+  // messages live here alone, so no tag of theirs can match a message of
+  // the runtime's (which uses comm() and communicators of its own).
+  [[nodiscard]] MPI_Comm p2p_comm() const noexcept { return p2p_comm_.get(); }
   [[nodiscard]] int myid() const noexcept { return myid_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] bool single_node() const noexcept { return single_node_; }
@@ -167,6 +171,7 @@ class Team {
   const Config& cfg_;
   mpi::Comm comm_;
   mpi::Comm node_comm_;
+  mpi::Comm p2p_comm_;
   int myid_ = 0;
   int size_ = 0;
   int node_size_ = 0;

@@ -1,0 +1,1 @@
+// Team creation and destruction: to be written.

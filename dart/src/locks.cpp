@@ -23,6 +23,7 @@
 
 struct dart_lock_struct {
   dart_team_t team = DART_TEAM_NULL;
+  std::uint64_t team_serial = 0;  // team ids are reused; this tells the incarnations apart
   dart_gptr_t words = DART_GPTR_NULL;
   int me = -1;
   std::mutex local;
@@ -85,10 +86,18 @@ Word spin(const dart_lock_struct& l, std::uint64_t offset, Pred done) {
   }
 }
 
+// The team of the lock while it and the lock's words live, else nullptr.
+Team* lock_team(const dart_lock_struct& l) noexcept {
+  Runtime* r = runtime();
+  Team* team = r ? r->find_team(l.team) : nullptr;
+  if (!team || team->serial() != l.team_serial || !team->segments().find(l.words.segid)) return nullptr;
+  return team;
+}
+
 dart_lock_struct& live_lock(dart_lock_t lock) {
   if (!lock) invalid("lock is DART_LOCK_NULL");
-  if (!rt().find_team(lock->team) || !rt().team(lock->team).segments().find(lock->words.segid))
-    invalid("the lock's team or its global memory no longer exists");
+  (void)rt();
+  if (!lock_team(*lock)) invalid("the lock's team or its global memory no longer exists");
   return *lock;
 }
 
@@ -113,6 +122,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t* lock) {
     Team& team = rt().team(teamid);
     auto l = std::make_unique<dart_lock_struct>();
     l->team = teamid;
+    l->team_serial = team.serial();
     l->me = team.myid();
     const dart_ret_t rc = dart_team_memalloc_aligned(teamid, 3, DART_TYPE_LONGLONG, &l->words);
     if (rc != DART_OK) fail(rc, "allocating the lock's global memory failed");
@@ -134,9 +144,8 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t* lock) {
     if (!lock || !*lock) return;
     std::unique_ptr<dart_lock_struct> owned(*lock);
     *lock = DART_LOCK_NULL;
-    Runtime& r = rt();
-    Team* team = r.find_team(owned->team);
-    if (team && team->segments().find(owned->words.segid)) {
+    (void)rt();
+    if (Team* team = lock_team(*owned)) {
       mpi_check(MPI_Barrier(team->comm()), "MPI_Barrier");  // nobody still uses the words
       const dart_ret_t rc = dart_team_memfree(owned->words);
       if (rc != DART_OK) fail(rc, "freeing the lock's global memory failed");
@@ -207,11 +216,7 @@ dart_ret_t dart_lock_release(dart_lock_t lock) {
 }
 
 bool dart_lock_initialized(struct dart_lock_struct const* lock) {
-  if (!lock) return false;
-  Runtime* r = runtime();
-  if (!r) return false;
-  Team* team = r->find_team(lock->team);
-  return team && team->segments().find(lock->words.segid);
+  return lock && lock_team(*lock);
 }
 
 }  // extern "C"

@@ -11,13 +11,12 @@ namespace dart {
 namespace {
 std::unique_ptr<Runtime> g_owner;
 std::atomic<Runtime*> g_runtime{nullptr};
-constexpr std::size_t kMaxTeams = 32768;  // team ids are non-negative int16_t
 constexpr std::size_t kLocalAlign = 64;
 }  // namespace
 
 Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mpi_multiple)
     : cfg_(cfg), owns_mpi_(owns_mpi), thread_multiple_(thread_multiple), mpi_multiple_(mpi_multiple) {
-  world_ = std::make_unique<Team>(DART_TEAM_ALL, MPI_COMM_WORLD, cfg_);
+  world_ = std::make_unique<Team>(DART_TEAM_ALL, mpi::Comm::dup(MPI_COMM_WORLD), cfg_);
   teams_.assign(kMaxTeams, nullptr);
   teams_[0] = world_.get();
 
@@ -72,6 +71,11 @@ void Runtime::ensure_progress() {
 
 Runtime::~Runtime() {
   progress_.reset();
+  // Teams the program did not destroy: their windows and communicators are
+  // freed collectively, so every unit frees them in the same order (by
+  // descending id), which cannot deadlock.
+  for (auto it = owned_teams_.rbegin(); it != owned_teams_.rend(); ++it) it->second.reset();
+  owned_teams_.clear();
   // Every unit's exposed memory must stay valid until all units have
   // entered dart_exit; the barrier makes that explicit, and the collective
   // window frees that follow keep it so.
@@ -102,6 +106,28 @@ void Runtime::reap_requests(bool wait) {
   }
   orphans_.clear();
   have_orphans_.store(false, std::memory_order_release);
+}
+
+std::vector<dart_team_t> Runtime::team_ids() const {
+  std::vector<dart_team_t> ids;
+  ids.reserve(owned_teams_.size());
+  for (const auto& entry : owned_teams_) ids.push_back(entry.first);
+  return ids;
+}
+
+void Runtime::add_team(std::unique_ptr<Team> team) {
+  const auto id = static_cast<std::size_t>(team->id());
+  teams_[id] = team.get();
+  owned_teams_[team->id()] = std::move(team);
+}
+
+void Runtime::remove_team(dart_team_t id) {
+  auto it = owned_teams_.find(id);
+  if (it == owned_teams_.end()) return;
+  teams_[static_cast<std::size_t>(id)] = nullptr;
+  std::unique_ptr<Team> doomed = std::move(it->second);
+  owned_teams_.erase(it);
+  doomed.reset();  // collective: frees the team's windows and communicators
 }
 
 Team& Runtime::team(dart_team_t id) const {

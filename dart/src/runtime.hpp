@@ -8,6 +8,7 @@
 #include <dash/dart/if/dart_globmem.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -38,6 +39,14 @@ class Runtime {
   }
   // As find_team, but throws DART_ERR_INVAL naming the id.
   Team& team(dart_team_t id) const;
+  // Ids of 0 ... kMaxTeams-1; a bit per id is what creation agrees on.
+  static constexpr std::size_t kMaxTeams = 32768;
+  // Ids of the live teams the caller belongs to, DART_TEAM_ALL excluded.
+  [[nodiscard]] std::vector<dart_team_t> team_ids() const;
+  // Makes `team` known under its id (the caller is a member).
+  void add_team(std::unique_ptr<Team> team);
+  // Destroys a team created by add_team. Collective over its members.
+  void remove_team(dart_team_t id);
 
   // dart_memalloc's pool: allocation and release under one lock (the
   // functions are thread-safe), in the caller's part of segment 0.
@@ -70,6 +79,7 @@ class Runtime {
   std::unique_ptr<Team> world_;
   // Indexed by team id; an entry is set only on members of that team.
   std::vector<Team*> teams_;
+  std::map<dart_team_t, std::unique_ptr<Team>> owned_teams_;  // all but DART_TEAM_ALL
   std::mutex local_pool_mutex_;
   std::mutex orphans_mutex_;
   std::vector<MPI_Request> orphans_;

@@ -76,9 +76,14 @@ void SegmentIds::give_back(int16_t id) {
   else if (id < 0) free_reg_.push_back(id);
 }
 
-Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
-    : id_(id), cfg_(cfg), comm_(mpi::Comm::dup(base)), p2p_comm_(mpi::Comm::dup(base)),
+namespace {
+std::atomic<std::uint64_t> g_team_serial{0};
+}  // namespace
+
+Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
+    : id_(id), serial_(++g_team_serial), cfg_(cfg), comm_(std::move(own)), p2p_comm_(mpi::Comm::dup(comm_.get())),
       load_store_(cfg.shared_memory) {
+  mpi_check(MPI_Comm_set_errhandler(comm_.get(), MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   mpi_check(MPI_Comm_rank(comm(), &myid_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm(), &size_), "MPI_Comm_size");
 
@@ -135,6 +140,11 @@ Team::Team(dart_team_t id, MPI_Comm base, const Config& cfg)
 }
 
 Team::~Team() = default;
+
+int Team::team_unit_of(int global) const noexcept {
+  const auto pos = std::lower_bound(global_unit_of_.begin(), global_unit_of_.end(), global);
+  return pos != global_unit_of_.end() && *pos == global ? static_cast<int>(pos - global_unit_of_.begin()) : -1;
+}
 
 // Start of a unit's part of a shared window, rounded up to a page. MPI
 // promises no alignment for the parts of a non-contiguous shared window

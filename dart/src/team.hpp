@@ -118,14 +118,23 @@ class SegmentIds {
 
 class Team {
  public:
-  // Collective over `base`: duplicates it and splits off the node-local part.
-  Team(dart_team_t id, MPI_Comm base, const Config& cfg);
+  // Collective over `comm`, which the team takes over (the caller made it
+  // for the team alone): splits off the node-local part and a duplicate
+  // for two-sided messages.
+  Team(dart_team_t id, mpi::Comm comm, const Config& cfg);
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
   // Collective: frees every segment and chunk in the same order everywhere.
   ~Team();
 
   [[nodiscard]] dart_team_t id() const noexcept { return id_; }
+  // Distinguishes this team from earlier teams with the same id (ids are
+  // reused after dart_team_destroy); unique within the process.
+  [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
+  // Global unit ids of the members in team order (ascending).
+  [[nodiscard]] const std::vector<int>& global_units() const noexcept { return global_unit_of_; }
+  // Team unit id of global unit `g`, or -1 when it is not a member.
+  [[nodiscard]] int team_unit_of(int global) const noexcept;
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
   // The communicator of dart_send/dart_recv/dart_sendrecv: the user's
@@ -168,6 +177,7 @@ class Team {
 
  private:
   dart_team_t id_;
+  std::uint64_t serial_;
   const Config& cfg_;
   mpi::Comm comm_;
   mpi::Comm node_comm_;

@@ -56,4 +56,31 @@ class QuietDart {
   int saved_ = 1;
 };
 
+// dart_init_thread / dart_exit around a test case, with the rank as the
+// Boost context of every message. `multiple`: DART_THREAD_MULTIPLE granted.
+struct DartFixture {
+  DartFixture()
+      : me(mpitest::world_rank()),
+        n(mpitest::world_size()),
+        rank_context_(boost::unit_test::framework::add_context(BOOST_TEST_LAZY_MSG("rank " << me << " of " << n),
+                                                               true)) {
+    dart_thread_support_level_t level = DART_THREAD_SINGLE;
+    BOOST_REQUIRE_EQUAL(dart_init_thread(nullptr, nullptr, &level), DART_OK);
+    multiple = level == DART_THREAD_MULTIPLE;
+  }
+  ~DartFixture() {
+    BOOST_CHECK_EQUAL(dart_exit(), DART_OK);
+    boost::unit_test::framework::clear_context(rank_context_);
+  }
+  DartFixture(const DartFixture&) = delete;
+  DartFixture& operator=(const DartFixture&) = delete;
+
+  const int me;
+  const int n;
+  bool multiple = false;
+
+ private:
+  int rank_context_;
+};
+
 }  // namespace dartcheck

@@ -39,7 +39,8 @@ Target resolve(const dart_gptr_t& g) {
 
   if (t.seg->kind == SegmentKind::Registered) {
     // User memory is only ever reached through its window.
-    t.win = t.seg->reg_win.get();
+    t.window = &t.seg->reg_win;
+    t.win = t.window->get();
     t.rank = unit;
     t.disp = static_cast<MPI_Aint>(t.seg->unit_shift[static_cast<std::size_t>(unit)] + offset);
     if (unit == t.team->myid() && t.team->load_store()) t.local = t.seg->my_base + offset;
@@ -47,20 +48,22 @@ Target resolve(const dart_gptr_t& g) {
   }
 
   if (!t.seg->chunk) return t;  // every unit contributed zero bytes
-  const Chunk& chunk = *t.seg->chunk;
+  Chunk& chunk = *t.seg->chunk;
   const std::size_t pos = t.seg->chunk_offset + offset;
   const int node_rank = t.team->node_rank_of(unit);
   char* base = node_rank >= 0 && t.team->load_store() ? chunk.node_base[static_cast<std::size_t>(node_rank)] : nullptr;
   if (base) t.local = base + pos;
   if (chunk.team_win.get() != MPI_WIN_NULL) {
-    t.win = chunk.team_win.get();
+    t.window = &chunk.team_win;
+    t.win = t.window->get();
     t.rank = unit;
     t.disp = static_cast<MPI_Aint>(chunk.team_disp[static_cast<std::size_t>(unit)] + pos);
     return t;
   }
   // The team lives on one node: the shared window reaches every unit, and
   // node rank == team rank.
-  t.win = chunk.shm_win.get();
+  t.window = &chunk.shm_win;
+  t.win = t.window->get();
   t.rank = node_rank;
   t.disp = static_cast<MPI_Aint>(chunk.node_disp[static_cast<std::size_t>(node_rank)] + pos);
   return t;

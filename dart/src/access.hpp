@@ -16,6 +16,7 @@ struct Target {
   Team* team = nullptr;
   Segment* seg = nullptr;
   MPI_Win win = MPI_WIN_NULL;  // window that reaches the target by RMA
+  mpi::Window* window = nullptr;  // the same, with its issued-operation flags
   int unit = -1;               // the target's unit id in `team`
   int rank = -1;               // the target's rank in `win`
   MPI_Aint disp = 0;           // byte displacement of gptr's offset in `win`

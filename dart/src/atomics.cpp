@@ -290,6 +290,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     const int n = static_cast<int>(std::min(max_elems, nelem - done));
     mpi_check(MPI_Accumulate(p + done * es, n, mt, t.rank, t.disp + static_cast<MPI_Aint>(done * es), n, mt,
                              mpi_op(op), t.win), "MPI_Accumulate");
+    t.window->note_issued(t.rank);
     done += static_cast<std::size_t>(n);
   }
   if (local_complete) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
@@ -322,6 +323,7 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
   }
   mpi_check(MPI_Fetch_and_op(value, result, basic_mpi_type(dtype), t.rank, t.disp, mpi_op(op), t.win),
             "MPI_Fetch_and_op");
+  t.window->note_issued(t.rank);
 }
 
 void compare_and_swap(const Target& t, const void* value, const void* compare, void* result,
@@ -354,6 +356,7 @@ void compare_and_swap(const Target& t, const void* value, const void* compare, v
   }
   mpi_check(MPI_Compare_and_swap(value, compare, result, basic_mpi_type(dtype), t.rank, t.disp, t.win),
             "MPI_Compare_and_swap");
+  t.window->note_issued(t.rank);
 }
 
 }  // namespace dart

@@ -43,6 +43,16 @@ Window::Window(MPI_Win w) : win_(w) {}
 Window Window::open(MPI_Win w) {
   Window owned(w);
   mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+  MPI_Group group = MPI_GROUP_NULL;
+  mpi_check(MPI_Win_get_group(w, &group), "MPI_Win_get_group");
+  int size = 0;
+  const int rc = MPI_Group_size(group, &size);
+  MPI_Group_free(&group);
+  mpi_check(rc, "MPI_Group_size");
+  owned.issued_ = std::make_unique<Issued>();
+  owned.issued_->size = static_cast<std::size_t>(size);
+  owned.issued_->rank = std::make_unique<std::atomic<bool>[]>(owned.issued_->size);
+  for (std::size_t r = 0; r < owned.issued_->size; ++r) owned.issued_->rank[r].store(false);
   mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
   return owned;
 }
@@ -67,6 +77,12 @@ Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
   MPI_Win w = MPI_WIN_NULL;
   mpi_check(MPI_Win_create(base, bytes, 1, info.get(), comm, &w), "MPI_Win_create");
   return open(w);
+}
+
+bool Window::take_issued_all() noexcept {
+  if (!issued_->any.exchange(false, std::memory_order_acq_rel)) return false;
+  for (std::size_t r = 0; r < issued_->size; ++r) issued_->rank[r].store(false, std::memory_order_release);
+  return true;
 }
 
 void Window::reset() noexcept {

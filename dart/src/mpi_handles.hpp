@@ -9,6 +9,9 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstddef>
+#include <memory>
 #include <utility>
 
 namespace dart::mpi {
@@ -62,9 +65,13 @@ class Info {
 class Window {
  public:
   Window() = default;
-  Window(Window&& o) noexcept : win_(std::exchange(o.win_, MPI_WIN_NULL)) {}
+  Window(Window&& o) noexcept : win_(std::exchange(o.win_, MPI_WIN_NULL)), issued_(std::move(o.issued_)) {}
   Window& operator=(Window&& o) noexcept {
-    if (this != &o) { reset(); win_ = std::exchange(o.win_, MPI_WIN_NULL); }
+    if (this != &o) {
+      reset();
+      win_ = std::exchange(o.win_, MPI_WIN_NULL);
+      issued_ = std::move(o.issued_);
+    }
     return *this;
   }
   Window(const Window&) = delete;
@@ -81,10 +88,38 @@ class Window {
   void reset() noexcept;
   [[nodiscard]] MPI_Win get() const noexcept { return win_; }
 
+  // Whether RMA calls were issued on the window since the last flush, per
+  // target rank. Transfers to units on the node use load/store and never
+  // touch MPI, so most flushes there have nothing to complete; these flags
+  // let them skip MPI_Win_flush (which costs more than the transfer).
+  // Callers mark *after* issuing and take *before* flushing, so an
+  // operation is either seen by a flush or issued after it started.
+  void note_issued(int rank) noexcept {
+    issued_->rank[static_cast<std::size_t>(rank)].store(true, std::memory_order_release);
+    issued_->any.store(true, std::memory_order_release);
+  }
+  // Clears and returns the flag of `rank` (for MPI_Win_flush).
+  [[nodiscard]] bool take_issued(int rank) noexcept {
+    return issued_->rank[static_cast<std::size_t>(rank)].exchange(false, std::memory_order_acq_rel);
+  }
+  // Clears and returns the flags of all ranks (for MPI_Win_flush_all).
+  [[nodiscard]] bool take_issued_all() noexcept;
+  // Reads without clearing: local completion leaves remote completion due.
+  [[nodiscard]] bool issued(int rank) const noexcept {
+    return issued_->rank[static_cast<std::size_t>(rank)].load(std::memory_order_acquire);
+  }
+  [[nodiscard]] bool issued_any() const noexcept { return issued_->any.load(std::memory_order_acquire); }
+
  private:
+  struct Issued {
+    std::atomic<bool> any{false};
+    std::unique_ptr<std::atomic<bool>[]> rank;
+    std::size_t size = 0;
+  };
   explicit Window(MPI_Win w);
   static Window open(MPI_Win w);
   MPI_Win win_ = MPI_WIN_NULL;
+  std::unique_ptr<Issued> issued_;
 };
 
 }  // namespace dart::mpi

@@ -162,6 +162,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
         } else {
           mpi_check(MPI_Get(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
         }
+        t.window->note_issued(t.rank);
         done += static_cast<std::size_t>(piece);
       }
     });
@@ -242,11 +243,20 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   rt().reap_requests(false);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (t.win == MPI_WIN_NULL) return;
+  // Only operations issued through MPI need an MPI flush (Window::note_issued).
   switch (kind) {
-    case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
-    case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
-    case FlushKind::LocalOne: mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local"); break;
-    case FlushKind::LocalAll: mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all"); break;
+    case FlushKind::One:
+      if (t.window->take_issued(t.rank)) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+      break;
+    case FlushKind::All:
+      if (t.window->take_issued_all()) mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all");
+      break;
+    case FlushKind::LocalOne:
+      if (t.window->issued(t.rank)) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+      break;
+    case FlushKind::LocalAll:
+      if (t.window->issued_any()) mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all");
+      break;
   }
 }
 

@@ -13,6 +13,7 @@ packages=(
   libboost-test-dev                   # Boost.Test for the test suites
   libevent-dev                        # event loop of the PMIx shim
   python3 python3-dev pybind11-dev    # the shim's Python binding
+  python3-pytest                      # tests of the Python binding
 )
 
 missing=()

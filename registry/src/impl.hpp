@@ -1,0 +1,94 @@
+// The replicated registry on one rank: the private communicator, the
+// replica (Store), the operations recorded since the last sync and the
+// callbacks of this rank's subscriptions.
+#pragma once
+
+#include <registry/registry.hpp>
+
+#include "store.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace registry::detail {
+
+struct Outcome {
+  Status status = Status::pending;
+};
+
+// Owns a communicator duplicated for the registry's own traffic, so no
+// message of the application can ever match one of ours.
+class Comm {
+ public:
+  Comm() = default;
+  explicit Comm(MPI_Comm c) : comm_(c) {}
+  Comm(Comm&& o) noexcept : comm_(o.comm_) { o.comm_ = MPI_COMM_NULL; }
+  Comm& operator=(Comm&& o) noexcept {
+    std::swap(comm_, o.comm_);
+    return *this;
+  }
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  ~Comm();
+  [[nodiscard]] MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+class Impl {
+ public:
+  Impl(Comm comm, int rank, int size, const Options& options, std::string world_segment);
+
+  static Ticket resolved(Status s) { return Ticket(std::make_shared<Outcome>(Outcome{s})); }
+  Ticket fail(const char* fn, Status s, const std::string& reason) const;
+
+  Ticket define_segment(std::string_view segment, const std::vector<int>& writers);
+  Ticket put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object,
+             std::uint16_t mode);
+  Ticket erase(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode);
+  Ticket subscribe(std::string_view segment, const std::vector<std::string>& tokens,
+                   std::uint16_t mode, std::uint16_t actions, Callback callback);
+  Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens,
+                     std::uint16_t mode);
+  Status sync();
+  [[nodiscard]] std::size_t pending() const { return recorded_.size(); }
+
+  Result<std::vector<Value>> get(std::string_view segment, const std::vector<std::string>& tokens,
+                                 std::uint16_t mode) const;
+  Result<std::vector<std::string>> index(std::string_view segment) const;
+
+  // Checks a token list and a mode for a searching call; returns the
+  // matching mode, or 0 after logging why the input is rejected.
+  std::uint16_t check_query(const char* fn, std::string_view segment,
+                            const std::vector<std::string>& tokens, std::uint16_t mode) const;
+  void log(const char* fn, const std::string& reason) const;
+
+  Comm comm_;
+  int rank_;
+  int size_;
+  Options options_;
+  std::string world_segment_;
+  Store store_;
+
+ private:
+  struct Recorded {
+    std::shared_ptr<Outcome> outcome;
+    Callback callback;  // subscribe only
+  };
+  // Appends an operation (already encoded into pending_) to the local list.
+  Ticket record(Callback callback = {});
+  // Applies every rank's operations from the gathered buffer.
+  void apply(const std::vector<char>& all, const std::vector<std::uint64_t>& sizes,
+             const std::vector<std::uint64_t>& offsets, std::vector<Event>& events);
+  void check_replicas();
+
+  std::vector<char> pending_;
+  std::vector<Recorded> recorded_;
+  std::map<SubId, Callback> callbacks_;
+  bool in_sync_ = false;
+};
+
+}  // namespace registry::detail

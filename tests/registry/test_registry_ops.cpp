@@ -1,0 +1,334 @@
+// Covers every registry operation and mode with hand-computed results:
+// segments (predefined, define, duplicate), put with and without OVERWRITE,
+// get and erase under AND/OR/XAND/XOR, index, conflicting operations from
+// several ranks in one sync, visibility of pending writes, access control,
+// bad input to every call, and the exchange path for totals above the
+// MPI count limit (forced by a small limit). Notifications, the C API and
+// randomized runs are in their own suites.
+#include "util.hpp"
+
+#include <climits>
+
+using namespace registry;
+using regtest::objects;
+using regtest::sync;
+using V = std::vector<std::string>;
+
+namespace {
+int rank() { return mpitest::world_rank(); }
+int nranks() { return mpitest::world_size(); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(predefined_segments) {
+  auto reg = regtest::make_registry();
+  BOOST_TEST(reg.index() == (V{"universe", "world.0"}), boost::test_tools::per_element());
+  BOOST_TEST(reg.world_segment() == "world.0");
+  BOOST_TEST(reg.contains_segment("universe"));
+  auto idx = reg.index("universe");
+  BOOST_TEST(idx.ok());
+  BOOST_TEST(idx->empty());
+  BOOST_TEST(reg.index("nope").status() == Status::not_found);
+  BOOST_TEST(reg.rank() == rank());
+  BOOST_TEST(reg.size() == nranks());
+}
+
+BOOST_AUTO_TEST_CASE(define_segment_once) {
+  auto reg = regtest::make_registry();
+  // Every rank defines "s" in the same sync: the lowest rank wins.
+  Ticket t = reg.define_segment("s");
+  BOOST_TEST(t.status() == Status::pending);
+  BOOST_TEST(!reg.contains_segment("s"));  // not before sync
+  BOOST_TEST(reg.pending() == 1u);
+  sync(reg);
+  BOOST_TEST(reg.pending() == 0u);
+  BOOST_TEST(t.status() == (rank() == 0 ? Status::ok : Status::exists), RANK_MSG);
+  BOOST_TEST(reg.contains_segment("s"));
+  Ticket again = reg.define_segment("universe");
+  sync(reg);
+  BOOST_TEST(again.status() == Status::exists);
+  BOOST_TEST(reg.index() == (V{"s", "universe", "world.0"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(matching_modes) {
+  auto reg = regtest::make_registry();
+  reg.define_segment("m");
+  sync(reg);
+  // Only rank 0 writes; every rank checks the same results.
+  if (rank() == 0) {
+    reg.put("m", {"a"}, std::string_view("A"));
+    reg.put("m", {"b", "a"}, std::string_view("B"));
+    reg.put("m", {"b", "c"}, std::string_view("C"));
+    reg.put("m", {"c", "a", "b"}, std::string_view("D"));
+    reg.put("m", {"d"}, std::string_view("E"));
+  }
+  sync(reg);
+  BOOST_TEST(objects(reg.get("m", {"a"}, kAnd)) == (V{"A", "B", "D"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a"})) == (V{"A", "B", "D"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a"}, 0)) == (V{"A", "B", "D"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"b", "a"}, kAnd)) == (V{"B", "D"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a", "x"}, kAnd)).empty());
+  BOOST_TEST(objects(reg.get("m", {"a", "c"}, kOr)) == (V{"A", "B", "C", "D"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"x"}, kOr)).empty());
+  BOOST_TEST(objects(reg.get("m", {"x", "d"}, kOr)) == (V{"E"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a", "b"}, kXand)) == (V{"B"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"b", "a", "b"}, kXand)) == (V{"B"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a"}, kXand)) == (V{"A"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a", "b", "x"}, kXand)).empty());
+  BOOST_TEST(objects(reg.get("m", {"a", "b"}, kXor)) == (V{"A", "B"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a", "b", "c"}, kXor)) == (V{"A", "B", "C", "D"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"d", "x"}, kXor)) == (V{"E"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"c"}, kXor)).empty());
+  // OVERWRITE in a get's mode is ignored.
+  BOOST_TEST(objects(reg.get("m", {"c"}, kOverwrite | kOr)) == (V{"C", "D"}), boost::test_tools::per_element());
+
+  auto d = reg.get("m", {"c", "b", "a"}, kXand);
+  BOOST_REQUIRE(d.ok());
+  BOOST_REQUIRE(d->size() == 1u);
+  BOOST_TEST((*d)[0].tokens == (V{"a", "b", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(reg.index("m").value() == (V{"a", "b", "c", "d"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(get_returns_copies) {
+  auto reg = regtest::make_registry();
+  if (rank() == 0) reg.put("universe", {"k"}, std::string_view("orig"));
+  sync(reg);
+  auto r = reg.get("universe", {"k"});
+  BOOST_REQUIRE(r.ok() && r->size() == 1u);
+  (*r)[0].object[0] = std::byte{'X'};
+  (*r)[0].tokens[0] = "changed";
+  BOOST_TEST(objects(reg.get("universe", {"k"})) == (V{"orig"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(put_overwrite_or_not) {
+  auto reg = regtest::make_registry();
+  if (rank() == 0) reg.put("universe", {"p", "q"}, std::string_view("1"));
+  sync(reg);
+  Ticket plain;
+  Ticket over;
+  if (rank() == 0) plain = reg.put("universe", {"q", "p"}, std::string_view("2"));
+  sync(reg);
+  if (rank() == 0) BOOST_TEST(plain.status() == Status::exists);
+  BOOST_TEST(objects(reg.get("universe", {"p"})) == (V{"1"}), boost::test_tools::per_element());
+  // Same set, other order and a duplicate: the same object.
+  if (rank() == 0) over = reg.put("universe", {"q", "p", "q"}, std::string_view("3"), kOverwrite);
+  sync(reg);
+  if (rank() == 0) BOOST_TEST(over.status() == Status::ok);
+  BOOST_TEST(objects(reg.get("universe", {"p"})) == (V{"3"}), boost::test_tools::per_element());
+  // A subset is another object, not an overwrite.
+  if (rank() == 0) reg.put("universe", {"p"}, std::string_view("4"));
+  sync(reg);
+  BOOST_TEST(objects(reg.get("universe", {"p"})) == (V{"3", "4"}), boost::test_tools::per_element());
+  // Zero-length objects are objects.
+  if (rank() == 0) reg.put("universe", {"empty"}, Bytes());
+  sync(reg);
+  auto e = reg.get("universe", {"empty"});
+  BOOST_REQUIRE(e.ok() && e->size() == 1u);
+  BOOST_TEST((*e)[0].object.empty());
+}
+
+BOOST_AUTO_TEST_CASE(conflicting_puts_in_one_sync) {
+  auto reg = regtest::make_registry();
+  const std::string mine = "rank " + std::to_string(rank());
+  Ticket plain = reg.put("universe", {"c"}, std::string_view(mine));
+  Ticket over = reg.put("universe", {"d"}, std::string_view(mine), kOverwrite);
+  sync(reg);
+  // Order is by rank: rank 0 creates both; later plain puts fail, later
+  // overwrites win, so the last rank's value stays.
+  BOOST_TEST(plain.status() == (rank() == 0 ? Status::ok : Status::exists), RANK_MSG);
+  BOOST_TEST(over.status() == Status::ok, RANK_MSG);
+  BOOST_TEST(objects(reg.get("universe", {"c"})) == (V{"rank 0"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("universe", {"d"})) == (V{"rank " + std::to_string(nranks() - 1)}),
+             boost::test_tools::per_element());
+  // Within one rank, issue order decides: put then erase then put.
+  if (rank() == nranks() - 1) {
+    reg.put("universe", {"e"}, std::string_view("first"));
+    reg.erase("universe", {"e"});
+    reg.put("universe", {"e"}, std::string_view("second"));
+  }
+  sync(reg);
+  BOOST_TEST(objects(reg.get("universe", {"e"})) == (V{"second"}), boost::test_tools::per_element());
+  BOOST_TEST(regtest::same_on_all_ranks(regtest::fnv(regtest::content(reg))));
+}
+
+BOOST_AUTO_TEST_CASE(pending_writes_are_not_visible) {
+  auto reg = regtest::make_registry();
+  reg.put("universe", {"own", std::to_string(rank())}, std::string_view("x"));
+  BOOST_TEST(reg.get("universe", {"own"})->empty());
+  BOOST_TEST(reg.index("universe")->empty());
+  sync(reg);
+  BOOST_TEST(reg.get("universe", {"own"})->size() == static_cast<std::size_t>(nranks()));
+}
+
+BOOST_AUTO_TEST_CASE(erase_many) {
+  auto reg = regtest::make_registry();
+  // Each rank puts 100 objects tagged "g" and one tagged "h".
+  for (int i = 0; i < 100; ++i)
+    reg.put("universe", {"g", "i" + std::to_string(rank() * 1000 + i)}, std::string_view("g"));
+  reg.put("universe", {"h", "r" + std::to_string(rank())}, std::string_view("h"));
+  sync(reg);
+  BOOST_TEST(reg.get("universe", {"g"})->size() == 100u * static_cast<std::size_t>(nranks()));
+  Ticket t;
+  if (rank() == 0) t = reg.erase("universe", {"g"}, kAnd);
+  sync(reg);
+  if (rank() == 0) BOOST_TEST(t.status() == Status::ok);
+  BOOST_TEST(reg.get("universe", {"g"})->empty());
+  BOOST_TEST(reg.get("universe", {"g", "h"}, kOr)->size() == static_cast<std::size_t>(nranks()));
+  // The tokens of erased objects leave the dictionary.
+  V expect{"h"};
+  for (int r = 0; r < nranks(); ++r) expect.push_back("r" + std::to_string(r));
+  std::sort(expect.begin(), expect.end());
+  BOOST_TEST(reg.index("universe").value() == expect, boost::test_tools::per_element());
+  // Erasing what is not there: not_found, and nothing changes.
+  const auto before = reg.digest();
+  t = reg.erase("universe", {"g"});
+  Ticket x = reg.erase("universe", {"h", "nothing"}, kXand);
+  sync(reg);
+  BOOST_TEST(t.status() == Status::not_found);
+  BOOST_TEST(x.status() == Status::not_found);
+  BOOST_TEST(reg.digest() == before);
+  // XOR erase: objects tagged only by query tokens.
+  if (rank() == 0) {
+    reg.put("universe", {"h"}, std::string_view("only h"));
+    reg.erase("universe", {"h", "r0"}, kXor);  // takes {h} and {h, r0}
+  }
+  sync(reg);
+  BOOST_TEST(reg.get("universe", {"h"})->size() == static_cast<std::size_t>(nranks() - 1));
+}
+
+BOOST_AUTO_TEST_CASE(access_control) {
+  auto reg = regtest::make_registry();
+  const int last = nranks() - 1;
+  if (rank() == 0) {
+    reg.define_segment("owned", {0});
+    reg.define_segment("pair", {last, 0});
+  }
+  sync(reg);
+  const std::string me = std::to_string(rank());
+  Ticket a = reg.put("owned", {"r" + me}, std::string_view(me));
+  Ticket b = reg.put("pair", {"r" + me}, std::string_view(me));
+  sync(reg);
+  BOOST_TEST(a.status() == (rank() == 0 ? Status::ok : Status::denied), RANK_MSG);
+  BOOST_TEST(b.status() == (rank() == 0 || rank() == last ? Status::ok : Status::denied), RANK_MSG);
+  BOOST_TEST(objects(reg.get("owned", {"r0"})) == (V{"0"}), boost::test_tools::per_element());
+  BOOST_TEST(reg.index("owned")->size() == 1u);
+  BOOST_TEST(reg.index("pair")->size() == (nranks() == 1 ? 1u : 2u));
+  // A denied erase leaves everything as it was.
+  const auto before = reg.digest();
+  Ticket e;
+  if (rank() != 0) e = reg.erase("owned", {"r0"});
+  sync(reg);
+  if (rank() != 0) BOOST_TEST(e.status() == Status::denied, RANK_MSG);
+  BOOST_TEST(reg.digest() == before);
+  // Reading and subscribing stay open to everyone.
+  Ticket s = reg.subscribe("owned", {"r0"}, kAnd, kAll, [](const Notification&) {});
+  sync(reg);
+  BOOST_TEST(s.status() == Status::ok);
+  // Writer ranks must exist.
+  BOOST_TEST(reg.define_segment("bad", {nranks()}).status() == Status::invalid_argument);
+  BOOST_TEST(reg.define_segment("bad", {-1}).status() == Status::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input) {
+  auto reg = regtest::make_registry();
+  if (rank() == 0) reg.put("universe", {"keep"}, std::string_view("kept"));
+  sync(reg);
+  const auto before = reg.digest();
+  const char one = 'x';
+  auto noop = [](const Notification&) {};
+  // Rejected when recorded: nothing is recorded at all.
+  const std::vector<Ticket> now = {
+      reg.define_segment(""),
+      reg.put("", {"a"}, std::string_view("x")),
+      reg.put("universe", {}, std::string_view("x")),
+      reg.put("universe", {"a", ""}, std::string_view("x")),
+      reg.put("universe", {"a"}, Bytes(nullptr, 5)),
+      reg.put("universe", {"a"}, std::string_view("x"), 0x100),
+      reg.erase("universe", {}),
+      reg.erase("universe", {""}),
+      reg.erase("universe", {"a"}, kAnd | kOr),
+      reg.subscribe("universe", {}, kAnd, kAll, noop),
+      reg.subscribe("universe", {"a"}, kAnd, 0, noop),
+      reg.subscribe("universe", {"a"}, kAnd, kAll, nullptr),
+      reg.subscribe("universe", {"a"}, kXor | kXand, kAll, noop),
+      reg.unsubscribe("universe", {""}),
+      reg.unsubscribe("", {"a"}),
+  };
+  for (std::size_t i = 0; i < now.size(); ++i)
+    BOOST_TEST(now[i].status() == Status::invalid_argument, RANK_MSG "call " << i);
+  // An object above 2 GiB is refused before a byte of it is read, so a
+  // small buffer stands in for it.
+  Ticket big = reg.put("universe", {"big"}, Bytes(&one, std::size_t{1} << 31));
+  BOOST_TEST(big.status() == Status::too_large);
+  BOOST_TEST(reg.pending() == 0u);
+  BOOST_TEST(Ticket().status() == Status::invalid_argument);
+  // Reads reject at once.
+  BOOST_TEST(reg.get("nope", {"a"}).status() == Status::not_found);
+  BOOST_TEST(reg.get("universe", {}).status() == Status::invalid_argument);
+  BOOST_TEST(reg.get("universe", {""}).status() == Status::invalid_argument);
+  BOOST_TEST(reg.get("", {"a"}).status() == Status::invalid_argument);
+  BOOST_TEST(reg.get("universe", {"a"}, kOr | kAnd).status() == Status::invalid_argument);
+  BOOST_TEST(reg.index("").status() == Status::not_found);
+  // Unknown segment: decided at sync (another rank might define it first).
+  Ticket p = reg.put("nope", {"a"}, std::string_view("x"));
+  Ticket e = reg.erase("nope", {"a"});
+  Ticket s = reg.subscribe("nope", {"a"}, kAnd, kAll, noop);
+  Ticket u = reg.unsubscribe("nope", {"a"});
+  Ticket d = reg.define_segment("universe");
+  // Unsubscribing what was never subscribed succeeds.
+  Ticket never = reg.unsubscribe("universe", {"never"}, kOr);
+  sync(reg);
+  BOOST_TEST(p.status() == Status::not_found);
+  BOOST_TEST(e.status() == Status::not_found);
+  BOOST_TEST(s.status() == Status::not_found);
+  BOOST_TEST(u.status() == Status::not_found);
+  BOOST_TEST(d.status() == Status::exists);
+  BOOST_TEST(never.status() == Status::ok);
+  BOOST_TEST(reg.digest() == before);
+  BOOST_TEST(objects(reg.get("universe", {"keep"})) == (V{"kept"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(exchange_in_large_units) {
+  // A count limit of 7 forces the path that pads contributions to a larger
+  // MPI datatype (the one taken when the total exceeds INT_MAX bytes).
+  Options o;
+  o.check_replicas = true;
+  o.max_exchange_count = 7;
+  auto r = Registry::create(MPI_COMM_WORLD, o);
+  BOOST_REQUIRE(r.ok());
+  Registry reg = std::move(r).value();
+  for (int i = 0; i < 20 + rank(); ++i) {
+    std::string obj(static_cast<std::size_t>(i * 7 + rank()), static_cast<char>('a' + i % 26));
+    reg.put("universe", {"r" + std::to_string(rank()), "i" + std::to_string(i)}, std::string_view(obj));
+  }
+  sync(reg);
+  for (int q = 0; q < nranks(); ++q) {
+    auto got = reg.get("universe", {"r" + std::to_string(q)});
+    BOOST_REQUIRE(got.ok());
+    BOOST_REQUIRE(got->size() == static_cast<std::size_t>(20 + q));
+    for (int i = 0; i < 20 + q; ++i) {
+      std::string obj(static_cast<std::size_t>(i * 7 + q), static_cast<char>('a' + i % 26));
+      BOOST_TEST((*got)[static_cast<std::size_t>(i)].as_string() == obj, RANK_MSG "object " << q << "/" << i);
+    }
+  }
+  // A rank with nothing to send is normal.
+  if (rank() == 0) reg.put("universe", {"only0"}, std::string_view("z"));
+  sync(reg);
+  BOOST_TEST(objects(reg.get("universe", {"only0"})) == (V{"z"}), boost::test_tools::per_element());
+  BOOST_TEST(reg.sync() == Status::ok);  // nothing pending anywhere
+}
+
+BOOST_AUTO_TEST_CASE(create_rejects_bad_communicator) {
+  BOOST_TEST(Registry::create(MPI_COMM_NULL).status() == Status::invalid_argument);
+  // On a sub-communicator: its own world segment naming.
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, rank(), &half);
+  {
+    auto r = Registry::create(half);
+    BOOST_REQUIRE(r.ok());
+    // Every member shares the world of the lowest member (rank 0 of `half`).
+    BOOST_TEST(r->world_segment() == "world.0");
+    BOOST_TEST(r->index() == (V{"universe", "world.0"}), boost::test_tools::per_element());
+  }
+  MPI_Comm_free(&half);
+}

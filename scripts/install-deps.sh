@@ -11,6 +11,7 @@ packages=(
   mpich libmpich-dev                  # MPICH (second CI configuration)
   hwloc libhwloc-dev                  # topology for the locality domains
   libboost-test-dev                   # Boost.Test for the test suites
+  zlib1g-dev                          # PNG output of the heat2d example
   libevent-dev                        # event loop of the PMIx shim
   python3 python3-dev pybind11-dev    # the shim's Python binding
   python3-pytest                      # tests of the Python binding

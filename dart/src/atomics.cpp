@@ -3,6 +3,7 @@
 #include "error.hpp"
 #include "log.hpp"
 #include "runtime.hpp"
+#include "stats.hpp"
 #include "types.hpp"
 
 #include <dash/dart/if/dart_communication.h>
@@ -201,6 +202,7 @@ class EmulationLock {
 // contents and writes them back unless it returns false; under the lock.
 template <class Update>
 void emulate(const Target& t, std::size_t bytes, Update&& update) {
+  stats::add(stats::EmulatedAtomic);
   EmulationLock lock(t);
   std::vector<char> current(bytes), next(bytes);
   constexpr std::size_t kStep = std::size_t(1) << 30;
@@ -267,6 +269,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
   if (nelem == 0 || op == DART_OP_NO_OP) return;
   if (!values) invalid("values is NULL");
   if (cpu_atomics(t, dtype)) {
+    stats::add(stats::CpuAtomic);
     with_cpu_type(dtype, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       T* target = reinterpret_cast<T*>(t.local);
@@ -282,6 +285,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     });
     return;
   }
+  stats::add(stats::RmaAtomic);
   const MPI_Datatype mt = basic_mpi_type(dtype);
   const std::size_t es = basic_type_size(dtype);
   const std::size_t max_elems = (std::size_t(1) << 30) / es;
@@ -303,6 +307,7 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
   if (!value) invalid("value is NULL");
   if (!result) invalid("result is NULL");
   if (cpu_atomics(t, dtype)) {
+    stats::add(stats::CpuAtomic);
     with_cpu_type(dtype, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       T v;
@@ -321,6 +326,7 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
     });
     return;
   }
+  stats::add(stats::RmaAtomic);
   mpi_check(MPI_Fetch_and_op(value, result, basic_mpi_type(dtype), t.rank, t.disp, mpi_op(op), t.win),
             "MPI_Fetch_and_op");
   t.window->note_issued(t.rank);
@@ -333,6 +339,7 @@ void compare_and_swap(const Target& t, const void* value, const void* compare, v
   check_extent(t, basic_type_size(dtype));
   if (!value || !compare || !result) invalid("value, compare or result is NULL");
   if (cpu_atomics(t, dtype)) {
+    stats::add(stats::CpuAtomic);
     with_cpu_type(dtype, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       T expected, desired;
@@ -354,6 +361,7 @@ void compare_and_swap(const Target& t, const void* value, const void* compare, v
     });
     return;
   }
+  stats::add(stats::RmaAtomic);
   mpi_check(MPI_Compare_and_swap(value, compare, result, basic_mpi_type(dtype), t.rank, t.disp, t.win),
             "MPI_Compare_and_swap");
   t.window->note_issued(t.rank);

@@ -1,1 +1,693 @@
-// dart_barrier is in onesided.cpp for now; the other collectives and two-sided messages go here.
+// Collectives (dart_barrier, dart_bcast ... dart_reduce) and two-sided
+// messages (dart_send, dart_recv, dart_sendrecv) of dart_communication.h.
+//
+// Collectives run on the team's communicator, Team::comm(), with roots and
+// block positions in team order, which is that communicator's rank order.
+// Two-sided messages take global unit ids and run on DART_TEAM_ALL's
+// p2p_comm(), a communicator that carries nothing but the users' messages,
+// so no user tag can ever match a message of the runtime or vice versa.
+//
+// Types. Collectives and messages take contiguous types (basic or custom);
+// a custom type is one MPI element of its size (a contiguous run of bytes)
+// so that counts stay in DART elements and MPI hands a user reduction
+// whole elements. dart_alltoall accepts custom types too, although DASH
+// takes only basic ones (the spec allows the superset).
+//
+// Counts. DART counts are size_t, MPI-3 counts int (Open MPI 4.1 has no
+// MPI-4 large-count calls). Every collective is cut into pieces by one
+// function, for_each_piece, small enough that no MPI call moves more than
+// INT_MAX bytes in total, which also keeps us off the large-message paths
+// of MPI libraries. A piece of per-unit blocks (scatter, gather, allgather,
+// alltoall) is one element of a resized type whose extent is the whole
+// block, so piece k of every unit's block travels in one call. allgatherv,
+// whose per-unit counts and displacements can exceed int independently,
+// falls back to one (cut) broadcast per member when its receive buffer
+// spans more than INT_MAX bytes. So every call supports any count; the
+// exceptions are two-sided messages, capped at INT_MAX elements by the spec.
+//
+// Bad arguments. Whatever must agree across the members (team, root,
+// count, type, operation) is validated identically on each, so a mistake
+// made on all of them fails on all of them with DART_ERR_INVAL, before any
+// communication. A mistake that only one unit can see (a NULL buffer, a
+// type or operation handle that only that unit lacks, an allgatherv count
+// that contradicts its own nrecvelem entry) makes that unit return
+// DART_ERR_INVAL without entering MPI, and the other members then wait in
+// the collective, as they would in MPI. Telling them would take an
+// agreement round (one more allreduce) in every collective, which at least
+// doubles the latency of small ones, so we do not. Arguments that differ
+// between members are erroneous as in MPI: MPI may report it (then
+// DART_ERR_OTHER, since our communicators return errors) or wait. Nothing
+// crashes: every pointer is checked before MPI sees it.
+#include <dash/dart/if/dart_communication.h>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "runtime.hpp"
+#include "types.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace dart;
+
+namespace {
+
+// ---- owners of the MPI objects a call creates -------------------------------------
+
+class Datatype {
+ public:
+  Datatype() = default;
+  Datatype(Datatype&& o) noexcept : t_(std::exchange(o.t_, MPI_DATATYPE_NULL)) {}
+  Datatype& operator=(Datatype&& o) noexcept {
+    if (this != &o) {
+      reset();
+      t_ = std::exchange(o.t_, MPI_DATATYPE_NULL);
+    }
+    return *this;
+  }
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+  ~Datatype() { reset(); }
+
+  // Takes a freshly built type and commits it (it is freed even if the
+  // commit fails).
+  static Datatype commit(MPI_Datatype t) {
+    Datatype owned;
+    owned.t_ = t;
+    mpi_check(MPI_Type_commit(&owned.t_), "MPI_Type_commit");
+    return owned;
+  }
+  [[nodiscard]] MPI_Datatype get() const noexcept { return t_; }
+
+ private:
+  void reset() noexcept {
+    if (t_ != MPI_DATATYPE_NULL) MPI_Type_free(&t_);
+    t_ = MPI_DATATYPE_NULL;
+  }
+  MPI_Datatype t_ = MPI_DATATYPE_NULL;
+};
+
+class Op {
+ public:
+  Op() = default;
+  Op(Op&& o) noexcept : op_(std::exchange(o.op_, MPI_OP_NULL)) {}
+  Op& operator=(Op&& o) noexcept {
+    if (this != &o) {
+      reset();
+      op_ = std::exchange(o.op_, MPI_OP_NULL);
+    }
+    return *this;
+  }
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+  ~Op() { reset(); }
+
+  static Op create(MPI_User_function* fn, bool commute) {
+    Op owned;
+    mpi_check(MPI_Op_create(fn, commute ? 1 : 0, &owned.op_), "MPI_Op_create");
+    return owned;
+  }
+  [[nodiscard]] MPI_Op get() const noexcept { return op_; }
+
+ private:
+  void reset() noexcept {
+    if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
+    op_ = MPI_OP_NULL;
+  }
+  MPI_Op op_ = MPI_OP_NULL;
+};
+
+// ---- elements, pieces, buffers ------------------------------------------------------
+
+// What one element of a contiguous DART type is to MPI.
+struct Elem {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::size_t bytes = 0;
+  Datatype owned;  // custom types: a contiguous run of `bytes` bytes
+};
+
+std::string type_name(dart_datatype_t t) { return std::to_string(static_cast<long long>(t)); }
+
+Elem elem_of(dart_datatype_t dtype) {
+  // Copy what we need at once: another thread may destroy a derived type
+  // while this call runs (the spec lets started operations complete).
+  const TypeDesc& d = type_desc(dtype);
+  const bool basic = d.kind == TypeDesc::Kind::Basic;
+  if (!d.contiguous())
+    invalid("data type " + type_name(dtype) + " is not contiguous (only basic and custom types are allowed here)");
+  Elem e;
+  e.bytes = d.elem_size;
+  if (basic) {
+    e.type = basic_mpi_type(dtype);
+    return e;
+  }
+  MPI_Datatype run = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_contiguous(static_cast<int>(e.bytes), MPI_BYTE, &run), "MPI_Type_contiguous");
+  e.owned = Datatype::commit(run);
+  e.type = e.owned.get();
+  return e;
+}
+
+// Elements per block that one MPI call may carry when it moves `blocks`
+// blocks (one per member for scatter, gather, allgather and alltoall; one
+// for broadcasts and reductions): the most for which every count and the
+// call's byte total fit in an int, and at least one.
+std::size_t piece_limit(const Elem& e, int blocks) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(INT_MAX) / (e.bytes * static_cast<std::size_t>(blocks)));
+}
+
+// The one place counts are cut: fn(first, n) for consecutive pieces
+// [first, first + n) that cover [0, count), with 0 < n <= limit <= INT_MAX.
+// Every member computes the same pieces from the same count and limit.
+template <class Fn>
+void for_each_piece(std::size_t count, std::size_t limit, Fn&& fn) {
+  for (std::size_t first = 0; first < count; first += limit)
+    fn(first, static_cast<int>(std::min(limit, count - first)));
+}
+
+// Element `first` of a buffer; NULL stays NULL (buffers MPI ignores on
+// this unit may be NULL). Offsets stay inside buffers whose byte size was
+// checked for overflow.
+char* at(void* buf, std::size_t first, const Elem& e) {
+  return buf ? static_cast<char*>(buf) + first * e.bytes : nullptr;
+}
+const char* at(const void* buf, std::size_t first, const Elem& e) {
+  return buf ? static_cast<const char*>(buf) + first * e.bytes : nullptr;
+}
+
+// Piece [first, first + n) of each of the consecutive per-member blocks of
+// `block` elements in a buffer, as `count` elements of `type` starting at
+// element `first`. A piece that is the whole block is n plain elements; a
+// partial one is one element of a type holding its n elements, resized to
+// the block's extent so that MPI finds member i's piece i blocks further on.
+struct BlockPiece {
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  Datatype owned;
+};
+
+BlockPiece block_piece(const Elem& e, std::size_t block, int n) {
+  BlockPiece p;
+  if (static_cast<std::size_t>(n) == block) {
+    p.count = n;
+    p.type = e.type;
+    return p;
+  }
+  MPI_Datatype run = MPI_DATATYPE_NULL;
+  MPI_Datatype resized = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_contiguous(n, e.type, &run), "MPI_Type_contiguous");
+  const int rc = MPI_Type_create_resized(run, 0, static_cast<MPI_Aint>(block * e.bytes), &resized);
+  MPI_Type_free(&run);
+  mpi_check(rc, "MPI_Type_create_resized");
+  p.owned = Datatype::commit(resized);
+  p.count = 1;
+  p.type = p.owned.get();
+  return p;
+}
+
+// A piece of this unit's own block: n plain elements.
+BlockPiece plain_piece(const Elem& e, int n) {
+  BlockPiece p;
+  p.count = n;
+  p.type = e.type;
+  return p;
+}
+
+void require_buf(const void* buf, std::size_t nelem, const char* what) {
+  if (!buf && nelem > 0) invalid(std::string(what) + " is NULL with " + std::to_string(nelem) + " elements");
+}
+
+int root_of(const Team& team, dart_team_unit_t root) {
+  if (root.id < 0 || root.id >= team.size())
+    invalid("root " + std::to_string(root.id) + " is outside [0, " + std::to_string(team.size()) + ") of team " +
+            std::to_string(team.id()));
+  return root.id;
+}
+
+// Bytes of `blocks` blocks of `nelem` elements, checked for overflow.
+std::size_t blocks_bytes(std::size_t nelem, int blocks, const Elem& e) {
+  return checked_bytes(checked_bytes(nelem, static_cast<std::size_t>(blocks)), e.bytes);
+}
+
+// ---- collectives without reduction ----------------------------------------------------
+
+void bcast_pieces(MPI_Comm comm, void* buf, std::size_t nelem, const Elem& e, int root) {
+  for_each_piece(nelem, piece_limit(e, 1), [&](std::size_t first, int n) {
+    mpi_check(MPI_Bcast(at(buf, first, e), n, e.type, root, comm), "MPI_Bcast");
+  });
+}
+
+void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const int r = root_of(team, root);
+  const Elem e = elem_of(dtype);
+  checked_bytes(nelem, e.bytes);
+  require_buf(buf, nelem, "buf");
+  bcast_pieces(team.comm(), buf, nelem, e, r);
+}
+
+void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+             dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const int r = root_of(team, root);
+  const Elem e = elem_of(dtype);
+  blocks_bytes(nelem, team.size(), e);
+  const bool at_root = team.myid() == r;
+  // sendbuf is read at the root only. A root whose recvbuf is its own
+  // block of sendbuf receives in place (MPI rejects aliased buffers).
+  if (at_root) require_buf(sendbuf, nelem, "sendbuf (at the root)");
+  const bool in_place = at_root && recvbuf && recvbuf == at(sendbuf, static_cast<std::size_t>(r) * nelem, e);
+  require_buf(recvbuf, nelem, "recvbuf");
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
+                          n, e.type, r, team.comm()),
+              "MPI_Scatter");
+  });
+}
+
+void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+            dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const int r = root_of(team, root);
+  const Elem e = elem_of(dtype);
+  blocks_bytes(nelem, team.size(), e);
+  const bool at_root = team.myid() == r;
+  // recvbuf is written at the root only. A root whose sendbuf is its own
+  // block of recvbuf sends in place.
+  if (at_root) require_buf(recvbuf, nelem, "recvbuf (at the root)");
+  const bool in_place = at_root && sendbuf && sendbuf == at(recvbuf, static_cast<std::size_t>(r) * nelem, e);
+  require_buf(sendbuf, nelem, "sendbuf");
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+                         dst.count, dst.type, r, team.comm()),
+              "MPI_Gather");
+  });
+}
+
+void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const Elem e = elem_of(dtype);
+  blocks_bytes(nelem, team.size(), e);
+  require_buf(recvbuf, nelem, "recvbuf");
+  // In place (spec): sendbuf NULL or recvbuf; also when it is the caller's
+  // own block of recvbuf, which MPI would reject as aliased.
+  const bool in_place = !sendbuf || sendbuf == recvbuf ||
+                        sendbuf == at(recvbuf, static_cast<std::size_t>(team.myid()) * nelem, e);
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = block_piece(e, nelem, n);
+    mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+                            dst.count, dst.type, team.comm()),
+              "MPI_Allgather");
+  });
+}
+
+void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
+                const std::size_t* nrecvelem, const std::size_t* recvdispls, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const Elem e = elem_of(dtype);
+  require(nrecvelem, "nrecvelem");
+  require(recvdispls, "recvdispls");
+  const int size = team.size();
+  const auto me = static_cast<std::size_t>(team.myid());
+  if (nsendelem != nrecvelem[me])
+    invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
+            std::to_string(nrecvelem[me]));
+  // span: elements from recvbuf to the end of the furthest non-empty block.
+  std::size_t span = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+    if (nrecvelem[i] == 0) continue;
+    std::size_t end = 0;
+    if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end))
+      invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
+    span = std::max(span, end);
+  }
+  checked_bytes(span, e.bytes);
+  require_buf(recvbuf, span, "recvbuf");
+  if (span == 0) return;  // every block is empty, on every member
+
+  char* own = at(recvbuf, recvdispls[me], e);
+  const bool in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+  if (span <= piece_limit(e, 1)) {
+    // Every count and displacement fits in int: one MPI call.
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displs(static_cast<std::size_t>(size));
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      counts[i] = static_cast<int>(nrecvelem[i]);
+      displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
+    }
+    mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
+                             displs.data(), e.type, team.comm()),
+              "MPI_Allgatherv");
+    return;
+  }
+  // Beyond int, MPI-3's allgatherv cannot address the blocks: every member
+  // broadcasts its block in turn, each broadcast cut into pieces.
+  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
+  for (int i = 0; i < size; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (nrecvelem[u] > 0) bcast_pieces(team.comm(), at(recvbuf, recvdispls[u], e), nrecvelem[u], e, i);
+  }
+}
+
+void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const Elem e = elem_of(dtype);
+  blocks_bytes(nelem, team.size(), e);
+  require_buf(recvbuf, nelem, "recvbuf");
+  const bool in_place = !sendbuf || sendbuf == recvbuf;
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece blk = block_piece(e, nelem, n);
+    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type,
+                           at(recvbuf, first, e), blk.count, blk.type, team.comm()),
+              "MPI_Alltoall");
+  });
+}
+
+// ---- reductions ------------------------------------------------------------------------
+
+bool is_integer_type(dart_datatype_t t) { return t >= DART_TYPE_BYTE && t <= DART_TYPE_ULONGLONG; }
+
+// DART_OP_MINMAX on pairs of T (spec 2.3): the first components reduce
+// with min, the second with max. len counts pairs.
+template <class T>
+void minmax_pairs(void* in, void* inout, int* len, MPI_Datatype*) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (int i = 0; i < *len; ++i, a += 2, b += 2) {
+    if (a[DART_OP_MINMAX_MIN] < b[DART_OP_MINMAX_MIN]) b[DART_OP_MINMAX_MIN] = a[DART_OP_MINMAX_MIN];
+    if (a[DART_OP_MINMAX_MAX] > b[DART_OP_MINMAX_MAX]) b[DART_OP_MINMAX_MAX] = a[DART_OP_MINMAX_MAX];
+  }
+}
+
+MPI_User_function* minmax_function(dart_datatype_t t) {
+  switch (t) {
+    case DART_TYPE_BYTE: return &minmax_pairs<unsigned char>;
+    case DART_TYPE_SHORT: return &minmax_pairs<short>;
+    case DART_TYPE_INT: return &minmax_pairs<int>;
+    case DART_TYPE_UINT: return &minmax_pairs<unsigned int>;
+    case DART_TYPE_LONG: return &minmax_pairs<long>;
+    case DART_TYPE_ULONG: return &minmax_pairs<unsigned long>;
+    case DART_TYPE_LONGLONG: return &minmax_pairs<long long>;
+    case DART_TYPE_ULONGLONG: return &minmax_pairs<unsigned long long>;
+    case DART_TYPE_FLOAT: return &minmax_pairs<float>;
+    case DART_TYPE_DOUBLE: return &minmax_pairs<double>;
+    case DART_TYPE_LONG_DOUBLE: return &minmax_pairs<long double>;
+    default: break;
+  }
+  invalid("DART_OP_MINMAX needs a basic type, not data type " + type_name(t));
+}
+
+// User operations. MPI hands its user functions no context pointer, so the
+// operation of the reduction in progress is found through a thread-local
+// pointer that the reduction sets around its MPI calls (UserOpScope). MPI
+// runs the reduction steps of a blocking collective on the thread that
+// called it (Open MPI 4.1's coll/tuned and MPICH 4.0's algorithms combine
+// data in the caller after each receive), so concurrent reductions on
+// different threads each see their own operation, with no lock and no
+// limit on their number. Should a library ever call the function from
+// another thread, it finds no operation and the job aborts with a message
+// rather than computing wrong results.
+thread_local const UserOp* t_user_op = nullptr;
+
+void apply_user_op(void* in, void* inout, int* len, MPI_Datatype*) {
+  const UserOp* op = t_user_op;
+  if (!op) {
+    std::fprintf(stderr,
+                 "[dart unit %d] dart_reduce/dart_allreduce: fatal: the MPI library called a user operation "
+                 "outside the thread of its reduction; aborting\n",
+                 log_rank());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+  }
+  op->fn(in, inout, static_cast<std::size_t>(*len), op->userdata);
+}
+
+class UserOpScope {
+ public:
+  explicit UserOpScope(const UserOp* op) : saved_(std::exchange(t_user_op, op)) {}
+  ~UserOpScope() { t_user_op = saved_; }
+  UserOpScope(const UserOpScope&) = delete;
+  UserOpScope& operator=(const UserOpScope&) = delete;
+
+ private:
+  const UserOp* saved_;
+};
+
+// An operation as MPI applies it, and the MPI view of what it combines.
+struct Reduction {
+  Elem elem;               // DART_OP_MINMAX: a pair of scalars
+  std::size_t count = 0;   // in elem units
+  MPI_Op op = MPI_OP_NULL;
+  Op owned;                // MINMAX and user operations
+  UserOp user;             // a copy (dart_op_destroy may run meanwhile); fn is NULL for predefined ones
+};
+
+Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t nelem) {
+  Reduction red;
+  if (op >= DART_OP_LAST) {
+    const UserOp* u = find_user_op(op);
+    if (!u) invalid("operation " + std::to_string(op) + " is neither predefined nor a live user operation");
+    red.user = *u;
+    if (red.user.dtype != dtype)
+      invalid("user operation " + std::to_string(op) + " was created for data type " + type_name(red.user.dtype) +
+              ", not " + type_name(dtype));
+    red.elem = elem_of(dtype);
+    red.count = nelem;
+    red.owned = Op::create(&apply_user_op, red.user.commute);
+    red.op = red.owned.get();
+    return red;
+  }
+  if (type_desc(dtype).kind != TypeDesc::Kind::Basic)
+    invalid("predefined operations reduce basic types only, not data type " + type_name(dtype) +
+            " (use dart_op_create)");
+  switch (op) {
+    case DART_OP_MIN: red.op = MPI_MIN; break;
+    case DART_OP_MAX: red.op = MPI_MAX; break;
+    case DART_OP_SUM: red.op = MPI_SUM; break;
+    case DART_OP_PROD: red.op = MPI_PROD; break;
+    case DART_OP_BAND: red.op = MPI_BAND; break;
+    case DART_OP_LAND: red.op = MPI_LAND; break;
+    case DART_OP_BOR: red.op = MPI_BOR; break;
+    case DART_OP_LOR: red.op = MPI_LOR; break;
+    case DART_OP_BXOR: red.op = MPI_BXOR; break;
+    case DART_OP_LXOR: red.op = MPI_LXOR; break;
+    case DART_OP_MINMAX: {
+      if (nelem % 2 != 0)
+        invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
+      MPI_Datatype pair = MPI_DATATYPE_NULL;
+      mpi_check(MPI_Type_contiguous(2, basic_mpi_type(dtype), &pair), "MPI_Type_contiguous");
+      red.elem.owned = Datatype::commit(pair);
+      red.elem.type = red.elem.owned.get();
+      red.elem.bytes = 2 * basic_type_size(dtype);
+      red.count = nelem / 2;
+      red.owned = Op::create(minmax_function(dtype), true);
+      red.op = red.owned.get();
+      return red;
+    }
+    default:
+      invalid("operation " + std::to_string(op) + " is not allowed in reductions");
+  }
+  if (op >= DART_OP_BAND && op <= DART_OP_LXOR && !is_integer_type(dtype))
+    invalid("bitwise and logical operations need an integer type, not data type " + type_name(dtype));
+  red.elem = elem_of(dtype);
+  red.count = nelem;
+  return red;
+}
+
+bool is_logical_op(dart_operation_t op) {
+  return op == DART_OP_LAND || op == DART_OP_LOR || op == DART_OP_LXOR;
+}
+
+template <class T>
+void to_truth_values(void* buf, std::size_t n) {
+  T* v = static_cast<T*>(buf);
+  for (std::size_t i = 0; i < n; ++i) v[i] = v[i] != 0 ? T(1) : T(0);
+}
+
+// DART's logical operations yield 0 or 1 (spec 2.3). MPI applies no
+// operation at all when the team has one member (the result is a copy of
+// sendbuf), so there the result is mapped to truth values here.
+void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
+  switch (t) {
+    case DART_TYPE_BYTE: to_truth_values<unsigned char>(buf, n); return;
+    case DART_TYPE_SHORT: to_truth_values<short>(buf, n); return;
+    case DART_TYPE_INT: to_truth_values<int>(buf, n); return;
+    case DART_TYPE_UINT: to_truth_values<unsigned int>(buf, n); return;
+    case DART_TYPE_LONG: to_truth_values<long>(buf, n); return;
+    case DART_TYPE_ULONG: to_truth_values<unsigned long>(buf, n); return;
+    case DART_TYPE_LONGLONG: to_truth_values<long long>(buf, n); return;
+    case DART_TYPE_ULONGLONG: to_truth_values<unsigned long long>(buf, n); return;
+    default: break;
+  }
+  invalid("logical operations need an integer type, not data type " + type_name(t));
+}
+
+// dart_reduce (root >= 0) and dart_allreduce (root < 0).
+void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+            int root, const Team& team) {
+  const Reduction red = reduction_of(dtype, op, nelem);
+  checked_bytes(red.count, red.elem.bytes);
+  const bool result_here = root < 0 || team.myid() == root;
+  if (result_here) require_buf(recvbuf, nelem, root < 0 ? "recvbuf" : "recvbuf (at the root)");
+  // The spec lets an implementation treat sendbuf == recvbuf as in place.
+  const bool in_place = result_here && sendbuf == recvbuf;
+  if (!in_place) require_buf(sendbuf, nelem, "sendbuf");
+  // MPI ignores recvbuf elsewhere; passing NULL keeps its alias checks quiet.
+  void* result = result_here ? recvbuf : nullptr;
+  const Elem& e = red.elem;
+  const UserOpScope scope(red.user.fn ? &red.user : nullptr);
+  for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
+    const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+    if (root < 0)
+      mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, team.comm()), "MPI_Allreduce");
+    else
+      mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, team.comm()), "MPI_Reduce");
+  });
+  if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
+}
+
+// ---- two-sided messages ----------------------------------------------------------------
+
+// DART_TEAM_ALL's message communicator; its ranks are global unit ids.
+MPI_Comm message_comm() { return rt().world().p2p_comm(); }
+
+int peer_of(dart_global_unit_t unit) {
+  const int size = rt().size();
+  if (unit.id < 0 || unit.id >= size)
+    invalid("unit " + std::to_string(unit.id) + " is outside [0, " + std::to_string(size) + ")");
+  return unit.id;
+}
+
+void check_tag(int tag) {
+  if (tag < 0) invalid("tag " + std::to_string(tag) + " is negative (there are no wildcards)");
+  // MPI_TAG_UB is attached to MPI_COMM_WORLD (not necessarily to duplicates).
+  int* ub = nullptr;
+  int flag = 0;
+  mpi_check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
+  if (flag && ub && tag > *ub) invalid("tag " + std::to_string(tag) + " exceeds MPI_TAG_UB " + std::to_string(*ub));
+}
+
+int message_count(std::size_t nelem) {
+  if (nelem > static_cast<std::size_t>(INT_MAX))
+    invalid("two-sided messages carry at most INT_MAX elements, not " + std::to_string(nelem));
+  return static_cast<int>(nelem);
+}
+
+// A message longer than the receive buffer is the caller's error.
+void check_receive(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  if (cls == MPI_ERR_TRUNCATE) invalid("the message is longer than the receive buffer");
+  mpi_check(rc, call);
+}
+
+struct Message {
+  int count;
+  Elem elem;
+  int tag;
+  int peer;
+};
+
+Message message(const void* buf, std::size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit,
+                const char* what) {
+  Message m{message_count(nelem), elem_of(dtype), tag, peer_of(unit)};
+  check_tag(tag);
+  require_buf(buf, nelem, what);
+  return m;
+}
+
+}  // namespace
+
+extern "C" {
+
+dart_ret_t dart_barrier(dart_team_t team) {
+  return entry("dart_barrier", [&] {
+    Team& t = rt().team(team);
+    // Stores to the caller's own portion made before the barrier must be
+    // visible to loads and gets of other units after it.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  });
+}
+
+dart_ret_t dart_bcast(void* buf, size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_bcast", [&] { bcast(buf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_scatter(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                        dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_scatter", [&] { scatter(sendbuf, recvbuf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_gather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                       dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_gather", [&] { gather(sendbuf, recvbuf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_allgather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                          dart_team_t team) {
+  return entry("dart_allgather", [&] { allgather(sendbuf, recvbuf, nelem, dtype, team); });
+}
+
+dart_ret_t dart_allgatherv(const void* sendbuf, size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
+                           const size_t* nrecvelem, const size_t* recvdispls, dart_team_t teamid) {
+  return entry("dart_allgatherv",
+               [&] { allgatherv(sendbuf, nsendelem, dtype, recvbuf, nrecvelem, recvdispls, teamid); });
+}
+
+dart_ret_t dart_allreduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                          dart_operation_t op, dart_team_t team) {
+  return entry("dart_allreduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, -1, rt().team(team)); });
+}
+
+dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                         dart_team_t team) {
+  return entry("dart_alltoall", [&] { alltoall(sendbuf, recvbuf, nelem, dtype, team); });
+}
+
+dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                       dart_operation_t op, dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_reduce", [&] {
+    const Team& t = rt().team(team);
+    reduce(sendbuf, recvbuf, nelem, dtype, op, root_of(t, root), t);
+  });
+}
+
+dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
+  return entry("dart_send", [&] {
+    const Message m = message(sendbuf, nelem, dtype, tag, unit, "sendbuf");
+    mpi_check(MPI_Send(sendbuf, m.count, m.elem.type, m.peer, m.tag, message_comm()), "MPI_Send");
+  });
+}
+
+dart_ret_t dart_recv(void* recvbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
+  return entry("dart_recv", [&] {
+    const Message m = message(recvbuf, nelem, dtype, tag, unit, "recvbuf");
+    check_receive(MPI_Recv(recvbuf, m.count, m.elem.type, m.peer, m.tag, message_comm(), MPI_STATUS_IGNORE),
+                  "MPI_Recv");
+  });
+}
+
+dart_ret_t dart_sendrecv(const void* sendbuf, size_t send_nelem, dart_datatype_t send_dtype, int send_tag,
+                         dart_global_unit_t dest, void* recvbuf, size_t recv_nelem, dart_datatype_t recv_dtype,
+                         int recv_tag, dart_global_unit_t src) {
+  return entry("dart_sendrecv", [&] {
+    const Message out = message(sendbuf, send_nelem, send_dtype, send_tag, dest, "sendbuf");
+    const Message in = message(recvbuf, recv_nelem, recv_dtype, recv_tag, src, "recvbuf");
+    check_receive(MPI_Sendrecv(sendbuf, out.count, out.elem.type, out.peer, out.tag, recvbuf, in.count, in.elem.type,
+                               in.peer, in.tag, message_comm(), MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+  });
+}
+
+}  // extern "C"

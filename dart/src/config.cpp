@@ -44,6 +44,16 @@ void read_bytes(const char* name, std::size_t* field) {
     log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected a positive size such as 64M", name, v);
 }
 
+// A boolean variable: 1/ON/YES/TRUE or 0/OFF/NO/FALSE, any case.
+void read_flag(const char* name, bool* out) {
+  const char* v = std::getenv(name);
+  if (!v) return;
+  const std::string s = upper(v);
+  if (s == "0" || s == "OFF" || s == "NO" || s == "FALSE") *out = false;
+  else if (s == "1" || s == "ON" || s == "YES" || s == "TRUE") *out = true;
+  else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected 0 or 1", name, v);
+}
+
 }  // namespace
 
 Config read_config() {
@@ -62,12 +72,8 @@ Config read_config() {
   set_log_level(cfg.log_level);
   read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
-  if (const char* v = std::getenv("DART_SHARED_MEMORY")) {
-    const std::string s = upper(v);
-    if (s == "0" || s == "OFF" || s == "NO" || s == "FALSE") cfg.shared_memory = false;
-    else if (s == "1" || s == "ON" || s == "YES" || s == "TRUE") cfg.shared_memory = true;
-    else log(LogLevel::Warn, "dart_init", "ignoring DART_SHARED_MEMORY=\"%s\": expected 0 or 1", v);
-  }
+  read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
+  read_flag("DART_STATS", &cfg.print_stats);
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;
     char* end = nullptr;

@@ -39,6 +39,10 @@ struct Config {
   // its target calling MPI (always under MPICH; under Open MPI when teams
   // span nodes, DART_SHARED_MEMORY=0, or memory is registered).
   unsigned progress_interval_us = 100;
+
+  // DART_STATS = 1 | 0: every unit prints its path counters
+  // (dash/dart/ext/dart_stats.h) to stderr in dart_exit. Default 0.
+  bool print_stats = false;
 };
 
 // Reads the environment. Invalid values are reported (log line) and the

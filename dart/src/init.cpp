@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "log.hpp"
 #include "runtime.hpp"
+#include "stats.hpp"
 
 #include <cstdlib>
 #include <mutex>
@@ -48,6 +49,7 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   if (level) *level = multiple ? DART_THREAD_MULTIPLE : DART_THREAD_SINGLE;
 
   try {
+    for (auto& c : stats::g_counters) c.store(0, std::memory_order_relaxed);  // counts start at dart_init
     install_runtime(std::make_unique<Runtime>(cfg, owns_mpi, multiple, mpi_multiple));
   } catch (...) {
     if (owns_mpi) MPI_Finalize();
@@ -79,6 +81,7 @@ dart_ret_t dart_exit() {
     std::lock_guard<std::mutex> lock(g_lifecycle);
     if (!runtime()) fail(DART_ERR_OTHER, "DART is not initialised");
     std::unique_ptr<Runtime> r = uninstall_runtime();
+    if (r->config().print_stats) stats::print(r->myid());
     const bool owns_mpi = r->owns_mpi();
     r.reset();  // collective: frees every window and communicator
     if (owns_mpi) mpi_check(MPI_Finalize(), "MPI_Finalize");

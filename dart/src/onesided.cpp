@@ -1,4 +1,4 @@
-// One-sided transfers, handles, flushes and barrier (dart_communication.h).
+// One-sided transfers, handles and flushes (dart_communication.h).
 //
 // Every transfer resolves its global pointer once (access.cpp) and then
 // takes one of two paths: load/store (memcpy) when the target's memory is
@@ -10,6 +10,7 @@
 
 #include "access.hpp"
 #include "error.hpp"
+#include "stats.hpp"
 #include "runtime.hpp"
 #include "types.hpp"
 
@@ -88,6 +89,8 @@ void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem
             std::to_string(t.avail) + " bytes left after the offset)");
   if (bytes == 0) return;
   if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  stats::add(dir == Dir::Put ? stats::LocalPut : stats::LocalGet);
+  stats::add(stats::LocalBytes, bytes);
   // Ordering as in transfer() below.
   if (dir == Dir::Get) {
     std::atomic_thread_fence(std::memory_order_acquire);
@@ -128,6 +131,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     // before this unit's next load of any location, which takes a full
     // fence (store-load ordering); the non-blocking forms leave that to
     // their flush.
+    stats::add(dir == Dir::Put ? stats::LocalPut : stats::LocalGet);
+    stats::add(stats::LocalBytes, bytes);
     if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_acquire);
     if (ld.contiguous() && rd.contiguous()) {
       if (dir == Dir::Put) std::memcpy(t.local, local, bytes);
@@ -143,6 +148,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     return DART_HANDLE_NULL;
   }
 
+  stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
+  stats::add(stats::RmaBytes, bytes);
   dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
   try {
     for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
@@ -244,19 +251,20 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (t.win == MPI_WIN_NULL) return;
   // Only operations issued through MPI need an MPI flush (Window::note_issued).
+  bool needed = false;
   switch (kind) {
-    case FlushKind::One:
-      if (t.window->take_issued(t.rank)) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
-      break;
-    case FlushKind::All:
-      if (t.window->take_issued_all()) mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all");
-      break;
-    case FlushKind::LocalOne:
-      if (t.window->issued(t.rank)) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
-      break;
-    case FlushKind::LocalAll:
-      if (t.window->issued_any()) mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all");
-      break;
+    case FlushKind::One: needed = t.window->take_issued(t.rank); break;
+    case FlushKind::All: needed = t.window->take_issued_all(); break;
+    case FlushKind::LocalOne: needed = t.window->issued(t.rank); break;
+    case FlushKind::LocalAll: needed = t.window->issued_any(); break;
+  }
+  stats::add(needed ? stats::MpiFlush : stats::SkippedFlush);
+  if (!needed) return;
+  switch (kind) {
+    case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
+    case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
+    case FlushKind::LocalOne: mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local"); break;
+    case FlushKind::LocalAll: mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all"); break;
   }
 }
 
@@ -377,17 +385,6 @@ dart_ret_t dart_flush_local(dart_gptr_t gptr) {
 
 dart_ret_t dart_flush_local_all(dart_gptr_t gptr) {
   return entry("dart_flush_local_all", [&] { flush(gptr, FlushKind::LocalAll); });
-}
-
-dart_ret_t dart_barrier(dart_team_t team) {
-  return entry("dart_barrier", [&] {
-    Team& t = rt().team(team);
-    // Stores to the caller's own portion made before the barrier must be
-    // visible to loads and gets of other units after it.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  });
 }
 
 }  // extern "C"

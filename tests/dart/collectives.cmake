@@ -1,0 +1,23 @@
+# Collectives and two-sided messages: every collective for every basic type
+# and a custom type, every reduction operation (MINMAX, user operations),
+# in-place forms, zero counts, a sub-team, send/recv/sendrecv, isolation
+# from the runtime's own messages, and bad input.
+add_mpi_test(dart_collectives SOURCES test_collectives.cpp LIBRARIES DART::dart Threads::Threads LABELS dart
+  TIMEOUT 120)
+
+# Counts above INT_MAX: bcast, allgatherv, gather, scatter and allgather of
+# more than 2 GiB on two units, about 2 GiB of memory per unit and 10-20 s.
+# Runs alone, so it never competes with other tests for memory.
+add_mpi_test(dart_collectives_large SOURCES test_collectives_large.cpp LIBRARIES DART::dart
+  LABELS "dart;large" RANKS 2 MPICH_RANKS 2 TIMEOUT 300)
+set_tests_properties(dart_collectives_large.np2 PROPERTIES RUN_SERIAL TRUE)
+
+# The same and the case disabled by default (alltoall and allreduce beyond
+# INT_MAX, a gigabyte more and three times as long): opt-in, like
+# dart_large_transfer. Naming a disabled Boost.Test case enables it.
+if(DART_LARGE_TESTS)
+  add_mpi_test(dart_collectives_large_all SOURCES test_collectives_large.cpp LIBRARIES DART::dart
+    LABELS "dart;large" RANKS 2 MPICH_RANKS 2 TIMEOUT 600
+    ENVIRONMENT "BOOST_TEST_RUN_FILTERS=bcast_and_allgatherv_beyond_int_max:blocks_beyond_the_piece_size:alltoall_and_allreduce_beyond_int_max")
+  set_tests_properties(dart_collectives_large_all.np2 PROPERTIES RUN_SERIAL TRUE)
+endif()

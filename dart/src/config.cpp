@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <string>
 
@@ -74,6 +75,15 @@ Config read_config() {
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
+  if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
+    errno = 0;
+    char* end = nullptr;
+    const long mbps = std::strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || mbps > INT_MAX)
+      log(LogLevel::Warn, "dart_init", "ignoring DASH_MAX_SHMEM_MBPS=\"%s\": expected an integer", v);
+    else if (mbps > 0)
+      cfg.max_shmem_mbps = static_cast<int>(mbps);
+  }
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;
     char* end = nullptr;

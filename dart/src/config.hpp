@@ -43,6 +43,10 @@ struct Config {
   // DART_STATS = 1 | 0: every unit prints its path counters
   // (dash/dart/ext/dart_stats.h) to stderr in dart_exit. Default 0.
   bool print_stats = false;
+
+  // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
+  // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
+  int max_shmem_mbps = 1235;
 };
 
 // Reads the environment. Invalid values are reported (log line) and the

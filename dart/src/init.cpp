@@ -2,6 +2,7 @@
 // dart_team_group.h that exist so far.
 #include <dash/dart/if/dart_config.h>
 #include <dash/dart/if/dart_initialization.h>
+#include <dash/dart/if/dart_locality.h>
 #include <dash/dart/if/dart_team_group.h>
 
 #include "error.hpp"
@@ -55,6 +56,12 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
     if (owns_mpi) MPI_Finalize();
     throw;
   }
+  // The spec gives DART_TEAM_ALL locality data from dart_init on. Without
+  // it (hwloc failed on some node) the runtime still works; the locality
+  // queries then fail with DART_ERR_INVAL. The failure is collective, so
+  // every unit takes the same branch.
+  if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
+    log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "log.hpp"
 #include "runtime.hpp"
 #include "stats.hpp"
+#include "stdin_host.hpp"
 
 #include <cstdlib>
 #include <mutex>
@@ -62,6 +63,7 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   // every unit takes the same branch.
   if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
     log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
+  stdin_host_start();  // collective; needs the runtime installed
 }
 
 }  // namespace
@@ -87,6 +89,7 @@ dart_ret_t dart_exit() {
   return entry("dart_exit", [&] {
     std::lock_guard<std::mutex> lock(g_lifecycle);
     if (!runtime()) fail(DART_ERR_OTHER, "DART is not initialised");
+    stdin_host_stop();  // uses the runtime's communicators: before teardown
     std::unique_ptr<Runtime> r = uninstall_runtime();
     if (r->config().print_stats) stats::print(r->myid());
     const bool owns_mpi = r->owns_mpi();

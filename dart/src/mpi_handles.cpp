@@ -80,7 +80,8 @@ Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
 }
 
 bool Window::take_issued_all() noexcept {
-  if (!issued_->any.exchange(false, std::memory_order_acq_rel)) return false;
+  if (!issued_->any.load(std::memory_order_acquire) || !issued_->any.exchange(false, std::memory_order_acq_rel))
+    return false;
   for (std::size_t r = 0; r < issued_->size; ++r) issued_->rank[r].store(false, std::memory_order_release);
   return true;
 }

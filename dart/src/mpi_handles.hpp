@@ -100,7 +100,10 @@ class Window {
   }
   // Clears and returns the flag of `rank` (for MPI_Win_flush).
   [[nodiscard]] bool take_issued(int rank) noexcept {
-    return issued_->rank[static_cast<std::size_t>(rank)].exchange(false, std::memory_order_acq_rel);
+    // A plain load first: the locked exchange costs more than the rest of
+    // a flush, and on-node work never sets the flag.
+    auto& flag = issued_->rank[static_cast<std::size_t>(rank)];
+    return flag.load(std::memory_order_acquire) && flag.exchange(false, std::memory_order_acq_rel);
   }
   // Clears and returns the flags of all ranks (for MPI_Win_flush_all).
   [[nodiscard]] bool take_issued_all() noexcept;

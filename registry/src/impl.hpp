@@ -81,11 +81,18 @@ class Impl {
   // Appends an operation (already encoded into pending_) to the local list.
   Ticket record(Callback callback = {});
   // Applies every rank's operations from the gathered buffer.
-  void apply(const std::vector<char>& all, const std::vector<std::uint64_t>& sizes,
+  void apply(const char* all, const std::vector<std::uint64_t>& sizes,
              const std::vector<std::uint64_t>& offsets, std::vector<Event>& events);
   void check_replicas();
 
   std::vector<char> pending_;
+  // Receive buffer of the exchange, kept between syncs up to kKeepRecv bytes.
+  static constexpr std::uint64_t kKeepRecv = 64u << 20;
+  struct FreeBuffer {
+    void operator()(char* p) const noexcept;
+  };
+  std::unique_ptr<char, FreeBuffer> recv_;
+  std::uint64_t recv_cap_ = 0;
   std::vector<Recorded> recorded_;
   std::map<SubId, Callback> callbacks_;
   bool in_sync_ = false;

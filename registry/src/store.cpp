@@ -1,9 +1,65 @@
 #include "store.hpp"
 
-#include <cstring>
+#include <cstdlib>
 #include <functional>
+#include <new>
+
+#include <sys/mman.h>
 
 namespace registry::detail {
+
+namespace {
+
+// Objects above this many bytes get their own heap block instead of a
+// place in the arena, so one big object does not inflate a chunk.
+constexpr std::size_t kArenaDataMax = 64 * 1024;
+// Compaction starts once this many arena bytes are dead (and outnumber the
+// live ones).
+constexpr std::size_t kCompactMin = 64 * 1024;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+void sort_keys(Key* b, Key* e) {
+  // Token sets are small: insertion sort beats std::sort's set-up.
+  for (Key* i = b + (b != e ? 1 : 0); i < e; ++i) {
+    const Key v = *i;
+    Key* j = i;
+    for (; j > b && *(j - 1) > v; --j) *j = *(j - 1);
+    *j = v;
+  }
+}
+
+// An object block in `arena` (node, keys, token pointers and, unless
+// `heap`, room for `size` bytes), with its pointers set; a `heap` object's
+// data pointer is left null.
+ObjectNode* place(Arena& arena, std::uint32_t ntok, std::size_t size, bool heap) {
+  const std::size_t head = sizeof(ObjectNode) + ntok * (sizeof(Key) + sizeof(TokenNode*));
+  const std::size_t room = heap ? 0 : (size + 7) & ~std::size_t{7};
+  auto* o = new (arena.alloc(head + room)) ObjectNode{};
+  o->ntok = ntok;
+  o->keys = reinterpret_cast<Key*>(o + 1);
+  o->toks = reinterpret_cast<TokenNode**>(o->keys + ntok);
+  o->block = head + room;
+  o->heap = heap;
+  if (heap) {
+    o->data = nullptr;  // the caller allocates or hands over the bytes
+    o->cap = 0;
+  } else {
+    o->data = reinterpret_cast<std::byte*>(o->toks + ntok);
+    o->cap = static_cast<std::uint32_t>(room);
+  }
+  o->size = static_cast<std::uint32_t>(size);
+  return o;
+}
+
+}  // namespace
 
 std::uint16_t match_of(std::uint16_t mode) {
   const std::uint16_t m = mode & (kAnd | kOr | kXand | kXor);
@@ -13,38 +69,197 @@ std::uint16_t match_of(std::uint16_t mode) {
   return m;
 }
 
-std::size_t KeysHash::operator()(const std::vector<Key>& keys) const noexcept {
-  // The keys' bytes as one string: std::hash<string_view> is a good byte hash.
-  return std::hash<std::string_view>{}(std::string_view(
-      reinterpret_cast<const char*>(keys.data()), keys.size() * sizeof(Key)));
+std::uint64_t hash_text(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+std::uint64_t hash_keys(const Key* k, std::size_t n) {
+  std::uint64_t h = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+  }
+  return mix(h);
+}
+
+void Arena::Free::operator()(std::byte* p) const noexcept { std::free(p); }
+
+void Arena::refill(std::size_t n) {
+  // Chunks grow 4 KiB, 16 KiB, ... up to 4 MiB. Big ones are 2 MiB
+  // aligned and offered to transparent huge pages: a bulk sync fills
+  // megabytes of new arena, and one fault per 2 MiB instead of per 4 KiB
+  // saves a large share of the apply step's time.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::size_t size = std::max(next_, n);
+  std::byte* p = nullptr;
+  if (size >= kHuge) {
+    size = (size + kHuge - 1) & ~(kHuge - 1);
+    p = static_cast<std::byte*>(std::aligned_alloc(kHuge, size));
+#ifdef MADV_HUGEPAGE
+    if (p != nullptr) madvise(p, size, MADV_HUGEPAGE);
+#endif
+  } else {
+    p = static_cast<std::byte*>(std::malloc(size));
+  }
+  if (p == nullptr) throw std::bad_alloc();
+  chunks_.emplace_back(p);
+  cur_ = p;
+  left_ = size;
+  next_ = std::min<std::size_t>(next_ * 4, std::size_t{4} << 20);
+}
+
+Segment::~Segment() {
+  if (heap_objects == 0) return;
+  for (ObjectNode* o : order)
+    if (o != nullptr && o->heap) delete[] o->data;
 }
 
 bool Segment::may_write(int rank) const {
   return writers.empty() || std::binary_search(writers.begin(), writers.end(), rank);
 }
 
-bool keys_match(std::uint16_t match, const std::vector<Key>& q, std::size_t missing,
-                const std::vector<Key>& obj) {
+TokenNode* Segment::new_token(std::string_view text, std::uint64_t h) {
+  if (free_tokens.empty()) {
+    // 16, 32, ... nodes per chunk, at most 1024.
+    const std::size_t n = std::size_t{16} << std::min<std::size_t>(token_chunks.size(), 6);
+    token_chunks.emplace_back(new TokenNode[n]);
+    TokenNode* c = token_chunks.back().get();
+    for (std::size_t i = n; i-- > 0;) free_tokens.push_back(c + i);
+  }
+  TokenNode* t = free_tokens.back();
+  free_tokens.pop_back();
+  t->text.assign(text.data(), text.size());
+  t->key = next_key++;
+  t->hash = h;
+  dict.insert(h, t);
+  return t;
+}
+
+void Segment::drop_token(TokenNode* t) {
+  dict.erase(t->hash, t);
+  free_tokens.push_back(t);
+}
+
+ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data,
+                                std::size_t size) {
+  ObjectNode* o = place(arena, ntok, size, size > kArenaDataMax);
+  if (o->heap) {
+    o->data = new std::byte[size];
+    ++heap_objects;
+  }
+  for (std::uint32_t i = 0; i < ntok; ++i) {
+    o->toks[i] = toks[i];
+    o->keys[i] = toks[i]->key;
+  }
+  sort_keys(o->keys, o->keys + ntok);
+  o->hash = hash_keys(o->keys, ntok);
+  if (size != 0) std::memcpy(o->data, data, size);
+  o->id = next_id++;
+  o->pos = order.size();
+  order.push_back(o);
+  ++live;
+  live_bytes += o->block;
+  for (std::uint32_t i = 0; i < ntok; ++i) toks[i]->postings.push_back(o);
+  identity.insert(o->hash, o);
+  return o;
+}
+
+void Segment::set_data(ObjectNode* o, const std::byte* data, std::size_t size) {
+  if (!o->heap && size <= o->cap) {
+    if (size != 0) std::memcpy(o->data, data, size);
+    o->size = static_cast<std::uint32_t>(size);
+    return;
+  }
+  // Does not fit: the old room (if in the arena) is dead from now on.
+  if (o->heap) {
+    delete[] o->data;
+    --heap_objects;
+  } else {
+    o->block -= o->cap;
+    live_bytes -= o->cap;
+    dead_bytes += o->cap;
+  }
+  o->heap = size > kArenaDataMax;
+  if (o->heap) {
+    o->data = new std::byte[size];
+    o->cap = 0;
+    ++heap_objects;
+  } else {
+    const std::size_t room = (size + 7) & ~std::size_t{7};
+    o->data = static_cast<std::byte*>(arena.alloc(room));
+    o->cap = static_cast<std::uint32_t>(room);
+    o->block += o->cap;
+    live_bytes += o->cap;
+  }
+  std::memcpy(o->data, data, size);
+  o->size = static_cast<std::uint32_t>(size);
+}
+
+void Segment::compact() {
+  Arena fresh;
+  std::vector<ObjectNode*> kept;
+  kept.reserve(live);
+  std::size_t bytes = 0;
+  for (ObjectNode* o : order) {
+    if (o == nullptr) continue;
+    ObjectNode* n = place(fresh, o->ntok, o->heap ? 0 : o->size, o->heap);
+    n->id = o->id;
+    n->hash = o->hash;
+    n->pos = kept.size();
+    std::copy(o->keys, o->keys + o->ntok, n->keys);
+    std::copy(o->toks, o->toks + o->ntok, n->toks);
+    if (o->heap) {
+      n->data = o->data;  // hand over the heap block
+      n->size = o->size;
+    } else if (o->size != 0) {
+      std::memcpy(n->data, o->data, o->size);
+    }
+    o->moved = n;
+    kept.push_back(n);
+    bytes += n->block;
+  }
+  dict.for_each([](TokenNode& t) {
+    for (ObjectNode*& p : t.postings) p = p->moved;
+  });
+  identity.remap([](ObjectNode* o) { return o->moved; });
+  order.swap(kept);
+  arena = std::move(fresh);
+  live_bytes = bytes;
+  dead_bytes = 0;
+}
+
+std::vector<std::string> Segment::token_texts() const {
+  std::vector<std::string> out;
+  out.reserve(dict.size());
+  dict.for_each([&](const TokenNode& t) { out.push_back(t.text); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing,
+                const Key* ob, const Key* oe) {
   auto intersects = [&] {
-    auto a = q.begin();
-    auto b = obj.begin();
-    while (a != q.end() && b != obj.end()) {
+    const Key* a = qb;
+    const Key* b = ob;
+    while (a != qe && b != oe) {
       if (*a == *b) return true;
       if (*a < *b) ++a; else ++b;
     }
     return false;
   };
   switch (match) {
-    case kXand: return missing == 0 && q == obj;
+    case kXand: return missing == 0 && std::equal(qb, qe, ob, oe);
     case kOr: return intersects();
-    case kXor: return intersects() && std::includes(q.begin(), q.end(), obj.begin(), obj.end());
-    default: return missing == 0 && !q.empty() && std::includes(obj.begin(), obj.end(), q.begin(), q.end());
+    case kXor: return intersects() && std::includes(qb, qe, ob, oe);
+    default: return missing == 0 && qb != qe && std::includes(ob, oe, qb, qe);
   }
 }
 
 Segment* Store::find_mutable(std::string_view segment) {
+  // Segments are never removed, so the cached pointer stays valid.
+  if (last_ != nullptr && last_->name == segment) return last_;
   auto it = segments_.find(segment);
-  return it == segments_.end() ? nullptr : it->second.get();
+  if (it == segments_.end()) return nullptr;
+  last_ = it->second.get();
+  return last_;
 }
 
 const Segment* Store::find(std::string_view segment) const {
@@ -61,28 +276,29 @@ Status Store::define_segment(std::string_view name, std::vector<int> writers) {
   return Status::ok;
 }
 
-std::vector<std::string> Store::tokens_of(const Segment& seg, const Object& obj) const {
+std::vector<std::string> Store::tokens_of(const ObjectNode& obj) {
+  // toks are kept in token-text order, the order results report.
   std::vector<std::string> out;
-  out.reserve(obj.keys.size());
-  for (Key k : obj.keys) out.push_back(seg.tokens.at(k).text);
-  std::sort(out.begin(), out.end());
+  out.reserve(obj.ntok);
+  for (std::uint32_t i = 0; i < obj.ntok; ++i) out.push_back(obj.toks[i]->text);
   return out;
 }
 
-bool Store::matches(const Segment& seg, const Subscription& sub, const Object& obj) const {
-  std::size_t missing = 0;
-  const std::vector<Key> q = resolve(seg, sub.tokens, &missing);
-  return keys_match(sub.match, q, missing, obj.keys);
+bool Store::matches(const Segment& seg, const Subscription& sub, const ObjectNode& obj) {
+  Query q;
+  resolve(seg, sub.tokens, q);
+  return keys_match(sub.match, q.keys.begin(), q.keys.end(), q.missing, obj.keys_begin(), obj.keys_end());
 }
 
 // Only this rank's subscriptions produce events: the others' callbacks live
 // on their ranks, and the replicated state does not depend on events.
-void Store::notify(const Segment& seg, Action action, const Object& obj, int issuer,
+void Store::notify(const Segment& seg, Action action, const ObjectNode& obj, int issuer,
                    std::vector<Event>& events) const {
   for (const auto& [id, sub] : seg.subs) {
     if (sub.rank != my_rank_ || (sub.actions & action) == 0) continue;
     if (!matches(seg, sub, obj)) continue;
-    events.push_back(Event{id, action, seg.name, tokens_of(seg, obj), obj.data, issuer});
+    events.push_back(Event{id, action, seg.name, tokens_of(obj),
+                           std::vector<std::byte>(obj.data, obj.data + obj.size), issuer});
   }
 }
 
@@ -93,36 +309,42 @@ Status Store::put(int issuer, std::string_view segment, const std::vector<std::s
   if (seg == nullptr) return Status::not_found;
   if (!seg->may_write(issuer)) return Status::denied;
 
+  const auto n = static_cast<std::uint32_t>(tokens.size());
+  SmallVec<TokenNode*, 8> toks;
+  SmallVec<std::uint64_t, 8> hashes;
+  toks.resize(n);
+  hashes.resize(n);
   std::size_t missing = 0;
-  std::vector<Key> keys = resolve(*seg, tokens, &missing);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string_view t = tokens[i];
+    hashes[i] = hash_text(t);
+    toks[i] = seg->dict.find(hashes[i], [&](const TokenNode& c) { return c.text == t; });
+    if (toks[i] == nullptr) ++missing;
+  }
   if (missing == 0) {
-    auto it = seg->by_identity.find(keys);
-    if (it != seg->by_identity.end()) {
+    // Every token is known: the object may exist already.
+    SmallVec<Key, 8> keys;
+    keys.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) keys[i] = toks[i]->key;
+    sort_keys(keys.begin(), keys.end());
+    ObjectNode* obj = seg->identity.find(hash_keys(keys.data(), n), [&](const ObjectNode& c) {
+      return c.ntok == n && std::equal(keys.begin(), keys.end(), c.keys);
+    });
+    if (obj != nullptr) {
       if ((mode & kOverwrite) == 0) return Status::exists;
-      Object& obj = seg->objects.at(it->second);
-      obj.data.assign(data, data + size);
-      notify(*seg, kModification, obj, issuer, events);
+      seg->set_data(obj, data, size);
+      notify(*seg, kModification, *obj, issuer, events);
+      if (seg->dead_bytes > kCompactMin && seg->dead_bytes > seg->live_bytes) seg->compact();
       return Status::ok;
     }
   } else {
-    // A new object with tokens new to the dictionary: give them keys.
-    for (std::string_view t : tokens) {
-      if (seg->key_of.count(t) != 0) continue;
-      const Key k = seg->next_key++;
-      Token& tok = seg->tokens[k];
-      tok.text = std::string(t);
-      seg->key_of.emplace(std::string_view(tok.text), k);
-      keys.push_back(k);
-    }
-    std::sort(keys.begin(), keys.end());
+    // A new object with tokens new to the dictionary: give them keys (in
+    // token order, like every replica).
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (toks[i] == nullptr) toks[i] = seg->new_token(tokens[i], hashes[i]);
   }
-  const ObjId id = seg->next_id++;
-  for (Key k : keys) seg->tokens.at(k).postings.push_back(id);
-  seg->by_identity.emplace(keys, id);
-  Object& obj = seg->objects[id];
-  obj.keys = std::move(keys);
-  obj.data.assign(data, data + size);
-  notify(*seg, kModification, obj, issuer, events);
+  const ObjectNode* obj = seg->new_object(toks.data(), n, data, size);
+  if (!seg->subs.empty()) notify(*seg, kModification, *obj, issuer, events);
   return Status::ok;
 }
 
@@ -131,34 +353,40 @@ Status Store::erase(int issuer, std::string_view segment, const std::vector<std:
   Segment* seg = find_mutable(segment);
   if (seg == nullptr) return Status::not_found;
   if (!seg->may_write(issuer)) return Status::denied;
-  const std::vector<ObjId> ids = match(*seg, match_mode, tokens);
-  if (ids.empty()) return Status::not_found;
+  SmallVec<ObjectNode*, 16> hits;
+  match(*seg, match_mode, tokens, hits);
+  if (hits.empty()) return Status::not_found;
 
-  std::vector<Key> touched;
-  for (ObjId id : ids) {
-    const Object& obj = seg->objects.at(id);
-    notify(*seg, kDelete, obj, issuer, events);
-    touched.insert(touched.end(), obj.keys.begin(), obj.keys.end());
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  // One pass per touched posting list, however many objects go.
-  for (Key k : touched) {
-    auto tok = seg->tokens.find(k);
-    auto& p = tok->second.postings;
-    p.erase(std::remove_if(p.begin(), p.end(),
-                           [&](ObjId id) { return std::binary_search(ids.begin(), ids.end(), id); }),
-            p.end());
-    if (p.empty()) {
-      seg->key_of.erase(std::string_view(tok->second.text));
-      seg->tokens.erase(tok);
+  for (ObjectNode* o : hits) notify(*seg, kDelete, *o, issuer, events);
+  SmallVec<TokenNode*, 16> touched;
+  for (ObjectNode* o : hits) {
+    o->dead = true;
+    for (std::uint32_t i = 0; i < o->ntok; ++i) {
+      TokenNode* t = o->toks[i];
+      if (!t->mark) {
+        t->mark = true;
+        touched.push_back(t);
+      }
     }
   }
-  for (ObjId id : ids) {
-    auto it = seg->objects.find(id);
-    seg->by_identity.erase(it->second.keys);
-    seg->objects.erase(it);
+  // One pass per touched posting list, however many objects go.
+  for (TokenNode* t : touched) {
+    t->mark = false;
+    t->postings.remove_if([](const ObjectNode* o) { return o->dead; });
+    if (t->postings.empty()) seg->drop_token(t);
   }
+  for (ObjectNode* o : hits) {
+    seg->identity.erase(o->hash, o);
+    seg->order[o->pos] = nullptr;
+    --seg->live;
+    seg->live_bytes -= o->block;
+    seg->dead_bytes += o->block;
+    if (o->heap) {
+      delete[] o->data;
+      --seg->heap_objects;
+    }
+  }
+  if (seg->dead_bytes > kCompactMin && seg->dead_bytes > seg->live_bytes) seg->compact();
   return Status::ok;
 }
 
@@ -182,18 +410,18 @@ Status Store::subscribe(int issuer, std::string_view segment, const std::vector<
 
   // ADD_SUBSCRIBER: tell this rank's other subscriptions that share an
   // object with the new one (a subscriber of another rank).
-  std::vector<ObjId> shared;
+  std::vector<const ObjectNode*> shared;
   bool computed = false;
   for (const auto& [sid, sub] : seg->subs) {
     if (sid == new_id || sub.rank != my_rank_ || sub.rank == issuer ||
         (sub.actions & kAddSubscriber) == 0)
       continue;
     if (!computed) {
-      shared = match(*seg, match_mode, added.tokens);
+      match(*seg, match_mode, added.tokens, shared);
       computed = true;
     }
-    for (ObjId oid : shared) {
-      if (matches(*seg, sub, seg->objects.at(oid))) {
+    for (const ObjectNode* o : shared) {
+      if (matches(*seg, sub, *o)) {
         events.push_back(Event{sid, kAddSubscriber, seg->name, added.tokens, {}, issuer});
         break;
       }
@@ -254,17 +482,13 @@ std::uint64_t Store::digest() const {
     d.str(name);
     d.u64(seg->writers.size());
     for (int w : seg->writers) d.u64(static_cast<std::uint64_t>(w));
-    std::vector<ObjId> ids;
-    ids.reserve(seg->objects.size());
-    for (const auto& [id, obj] : seg->objects) ids.push_back(id);
-    std::sort(ids.begin(), ids.end());
-    d.u64(ids.size());
-    for (ObjId id : ids) {
-      const Object& obj = seg->objects.at(id);
-      d.u64(id);
-      for (const auto& t : tokens_of(*seg, obj)) d.str(t);
-      d.u64(obj.data.size());
-      d.bytes(obj.data.data(), obj.data.size());
+    d.u64(seg->live);
+    for (const ObjectNode* obj : seg->order) {  // creation order
+      if (obj == nullptr) continue;
+      d.u64(obj->id);
+      for (std::uint32_t i = 0; i < obj->ntok; ++i) d.str(obj->toks[i]->text);
+      d.u64(obj->size);
+      d.bytes(obj->data, obj->size);
     }
     d.u64(seg->subs.size());
     for (const auto& [id, sub] : seg->subs) {

@@ -2,7 +2,22 @@
 // inverted index and the subscription records. It knows nothing of MPI;
 // Impl feeds it operations in the agreed order and every replica that is fed
 // the same operations ends in the same state (all iteration that influences
-// state or output goes through ordered containers or sorted ids).
+// state or output goes through ordered containers or creation order).
+//
+// Layout, chosen for the two hot paths (apply at sync, get):
+// - An object is one block in its segment's bump arena: the node, its keys
+//   (ascending, for matching and identity), pointers to its tokens (in
+//   token-text order, i.e. the order results report them) and its bytes.
+//   No per-object heap allocation; objects created together sit together.
+// - A token is a node of a per-segment pool (stable address) holding its
+//   text and its posting list: pointers to its objects in creation order
+//   (small lists stay inside the node).
+// - The dictionary (text -> token) and the identity index (token set ->
+//   object) are open-addressing tables of node pointers with cached hashes.
+// So a get is: one dictionary probe per query token, a walk of a posting
+// list and, per result, direct reads of its node — no lookup by id.
+// Erased objects and replaced bytes leave dead space in the arena; when it
+// outgrows the live data the segment is compacted (amortised O(1)).
 #pragma once
 
 #include <registry/registry.hpp>
@@ -10,12 +25,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace registry::detail {
@@ -28,24 +43,224 @@ using SubId = std::uint64_t;  // creation sequence number within the store
 // (none given means kAnd). Returns 0 if more than one is set.
 std::uint16_t match_of(std::uint16_t mode);
 
-// Hash of a sorted key vector, for the identity map (object identity is its
-// exact token set).
-struct KeysHash {
-  std::size_t operator()(const std::vector<Key>& keys) const noexcept;
+// A vector with N elements of inline storage, for short-lived lists of
+// trivially copyable things (query keys, matched nodes) on the hot paths.
+template <class T, std::size_t N>
+class SmallVec {
+ public:
+  SmallVec() = default;
+  SmallVec(const SmallVec&) = delete;
+  SmallVec& operator=(const SmallVec&) = delete;
+  void push_back(T v) {
+    if (size_ == cap_) grow();
+    data_[size_++] = v;
+  }
+  void reserve(std::size_t n) {
+    while (cap_ < n) grow();
+  }
+  void resize(std::size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T* erase(T* first, T* last) {
+    std::copy(last, end(), first);
+    size_ -= static_cast<std::size_t>(last - first);
+    return first;
+  }
+
+ private:
+  void grow() {
+    const bool was_inline = data_ == inline_;
+    heap_.resize(cap_ * 2);  // keeps the elements if they are there already
+    if (was_inline) std::copy(inline_, inline_ + size_, heap_.data());
+    data_ = heap_.data();
+    cap_ *= 2;
+  }
+  T inline_[N]{};
+  std::vector<T> heap_;
+  T* data_ = inline_;
+  std::size_t size_ = 0;
+  std::size_t cap_ = N;
 };
 
-struct Object {
-  std::vector<Key> keys;  // sorted ascending, unique
-  std::vector<std::byte> data;
+// Bump allocator: chunks never move and are freed with the arena.
+class Arena {
+ public:
+  Arena() = default;
+  Arena(Arena&&) noexcept = default;
+  Arena& operator=(Arena&&) noexcept = default;
+  void* alloc(std::size_t n) {
+    n = (n + 7) & ~std::size_t{7};
+    if (n > left_) refill(n);
+    void* p = cur_;
+    cur_ += n;
+    left_ -= n;
+    return p;
+  }
+
+ private:
+  void refill(std::size_t n);
+  struct Free {
+    void operator()(std::byte* p) const noexcept;
+  };
+  std::vector<std::unique_ptr<std::byte, Free>> chunks_;
+  std::byte* cur_ = nullptr;
+  std::size_t left_ = 0;
+  std::size_t next_ = 4 * 1024;
 };
 
-struct Token {
+struct ObjectNode;
+
+// Pointers to a token's objects in creation order. Most tokens tag one or
+// two objects, which live inline; longer lists go to the heap.
+class Postings {
+ public:
+  Postings() = default;
+  Postings(const Postings&) = delete;
+  Postings& operator=(const Postings&) = delete;
+  ~Postings() {
+    if (data_ != inline_) delete[] data_;
+  }
+  void push_back(ObjectNode* o) {
+    if (size_ == cap_) grow();
+    data_[size_++] = o;
+  }
+  template <class Pred>
+  void remove_if(Pred p) {
+    size_ = static_cast<std::size_t>(std::remove_if(begin(), end(), p) - begin());
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  ObjectNode* const* begin() const { return data_; }
+  ObjectNode* const* end() const { return data_ + size_; }
+  ObjectNode** begin() { return data_; }
+  ObjectNode** end() { return data_ + size_; }
+
+ private:
+  void grow() {
+    auto* d = new ObjectNode*[cap_ * 2];
+    std::copy(data_, data_ + size_, d);
+    if (data_ != inline_) delete[] data_;
+    data_ = d;
+    cap_ *= 2;
+  }
+  ObjectNode* inline_[2] = {nullptr, nullptr};
+  ObjectNode** data_ = inline_;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 2;
+};
+
+struct TokenNode {
   std::string text;
-  // Ids of the objects tagged by this token, ascending. New objects get the
-  // largest id so far, so insertion is an append; removal is batched per
-  // erase operation (one pass per affected token).
-  std::vector<ObjId> postings;
+  Key key = 0;
+  std::uint64_t hash = 0;  // of text
+  bool mark = false;       // scratch flag of erase (dedups touched tokens)
+  Postings postings;
 };
+
+struct ObjectNode {
+  ObjId id;
+  std::uint64_t hash;       // of keys (identity)
+  std::size_t pos;          // index in Segment::order
+  std::uint32_t ntok;
+  std::uint32_t size;       // object bytes
+  std::uint32_t cap;        // room at data (0 if data lives on the heap)
+  bool dead;
+  bool heap;                // data was allocated with new[] (large objects)
+  std::size_t block;        // arena bytes it keeps live (head, keys, toks, current data room)
+  Key* keys;                // ntok, ascending
+  TokenNode** toks;         // ntok, by token text
+  std::byte* data;
+  ObjectNode* moved;        // compaction: the copy in the new arena
+
+  [[nodiscard]] const Key* keys_begin() const { return keys; }
+  [[nodiscard]] const Key* keys_end() const { return keys + ntok; }
+};
+
+// Open-addressing table (linear probing) of node pointers with their hashes.
+template <class Node>
+class NodeTable {
+ public:
+  struct Slot {
+    std::uint64_t hash;
+    Node* node;  // nullptr: never used; tomb(): erased
+  };
+  static Node* tomb() { return reinterpret_cast<Node*>(std::uintptr_t{1}); }
+
+  template <class Eq>
+  Node* find(std::uint64_t h, Eq eq) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.node == nullptr) return nullptr;
+      if (s.hash == h && s.node != tomb() && eq(*s.node)) return s.node;
+    }
+  }
+  // Precondition: no equal node is present.
+  void insert(std::uint64_t h, Node* n) {
+    if ((used_ + 1) * 10 > slots_.size() * 7) rehash(live_ + 1);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.node == nullptr || s.node == tomb()) {
+        if (s.node == nullptr) ++used_;
+        s = Slot{h, n};
+        ++live_;
+        return;
+      }
+    }
+  }
+  void erase(std::uint64_t h, const Node* n) {
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.node == n) {
+        s.node = tomb();
+        --live_;
+        return;
+      }
+    }
+  }
+  // Replaces every node n by f(n) (same hash).
+  template <class F>
+  void remap(F f) {
+    for (Slot& s : slots_)
+      if (s.node != nullptr && s.node != tomb()) s.node = f(s.node);
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.node != nullptr && s.node != tomb()) f(*s.node);
+  }
+  [[nodiscard]] std::size_t size() const { return live_; }
+
+ private:
+  void rehash(std::size_t need) {
+    std::size_t cap = 16;
+    while (need * 10 > cap * 5) cap *= 2;  // at most half full after
+    std::vector<Slot> old(cap, Slot{0, nullptr});
+    old.swap(slots_);
+    mask_ = cap - 1;
+    used_ = live_ = 0;
+    for (const Slot& s : old)
+      if (s.node != nullptr && s.node != tomb()) insert(s.hash, s.node);
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t used_ = 0;  // live + tombs
+  std::size_t live_ = 0;
+};
+
+std::uint64_t hash_text(std::string_view s);
+std::uint64_t hash_keys(const Key* k, std::size_t n);
 
 struct Subscription {
   int rank = 0;
@@ -55,20 +270,41 @@ struct Subscription {
 };
 
 struct Segment {
+  Segment() = default;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+  ~Segment();
+
   std::string name;
   std::vector<int> writers;  // sorted; empty = every rank may write
   Key next_key = 0;
   ObjId next_id = 0;
-  // Dictionary. key_of's views point into Token::text of `tokens`, whose
-  // nodes never move. A token is dropped when its last object goes; its key
-  // is never reused.
-  std::unordered_map<std::string_view, Key> key_of;
-  std::unordered_map<Key, Token> tokens;
-  std::unordered_map<ObjId, Object> objects;
-  std::unordered_map<std::vector<Key>, ObjId, KeysHash> by_identity;
+  // Dictionary: a token leaves it (and its node is recycled) when its last
+  // object goes; its key is never reused.
+  NodeTable<TokenNode> dict;
+  NodeTable<ObjectNode> identity;
+  // Live objects in creation order (nullptr where one was erased).
+  std::vector<ObjectNode*> order;
+  std::size_t live = 0;
+  std::size_t heap_objects = 0;  // live objects whose bytes are on the heap
+  std::size_t live_bytes = 0;  // arena bytes of live blocks
+  std::size_t dead_bytes = 0;  // arena bytes no longer referenced
+  Arena arena;
+  std::vector<std::unique_ptr<TokenNode[]>> token_chunks;
+  std::vector<TokenNode*> free_tokens;
   std::map<SubId, Subscription> subs;  // ordered: notification order
 
   [[nodiscard]] bool may_write(int rank) const;
+  [[nodiscard]] const TokenNode* token(std::string_view text, std::uint64_t h) const {
+    return dict.find(h, [&](const TokenNode& t) { return t.text == text; });
+  }
+  TokenNode* new_token(std::string_view text, std::uint64_t h);
+  void drop_token(TokenNode* t);
+  ObjectNode* new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data,
+                         std::size_t size);
+  void set_data(ObjectNode* o, const std::byte* data, std::size_t size);
+  void compact();
+  [[nodiscard]] std::vector<std::string> token_texts() const;
 };
 
 // A notification for a subscription of this rank, with copies of what the
@@ -80,6 +316,14 @@ struct Event {
   std::vector<std::string> tokens;
   std::vector<std::byte> object;
   int issuer;
+};
+
+// Query tokens resolved against a dictionary: their nodes sorted by key
+// (unique), and how many were not in the dictionary at all.
+struct Query {
+  SmallVec<const TokenNode*, 8> toks;
+  SmallVec<Key, 8> keys;
+  std::size_t missing = 0;
 };
 
 class Store {
@@ -105,99 +349,96 @@ class Store {
 
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;
-  // Ids of the objects of `seg` matching the query, ascending.
-  template <class Tokens>
-  [[nodiscard]] std::vector<ObjId> match(const Segment& seg, std::uint16_t match,
-                                         const Tokens& tokens) const;
-  [[nodiscard]] std::vector<std::string> tokens_of(const Segment& seg, const Object& obj) const;
+  // The objects of `seg` matching the query, in creation order, appended
+  // to `out`.
+  template <class Tokens, class Out>
+  void match(const Segment& seg, std::uint16_t match, const Tokens& tokens, Out& out) const;
+  // An object's tokens, sorted (as results and notifications report them).
+  [[nodiscard]] static std::vector<std::string> tokens_of(const ObjectNode& obj);
   [[nodiscard]] std::vector<std::string> segment_names() const;
   [[nodiscard]] std::uint64_t digest() const;
 
  private:
   Segment* find_mutable(std::string_view segment);
-  // Resolves query tokens to sorted unique keys; *missing counts tokens
-  // absent from the dictionary.
   template <class Tokens>
-  std::vector<Key> resolve(const Segment& seg, const Tokens& tokens, std::size_t* missing) const;
-  bool matches(const Segment& seg, const Subscription& sub, const Object& obj) const;
-  void notify(const Segment& seg, Action action, const Object& obj, int issuer,
+  static void resolve(const Segment& seg, const Tokens& tokens, Query& q);
+  static bool matches(const Segment& seg, const Subscription& sub, const ObjectNode& obj);
+  void notify(const Segment& seg, Action action, const ObjectNode& obj, int issuer,
               std::vector<Event>& events) const;
 
   int my_rank_;
   SubId next_sub_ = 0;
   std::map<std::string, std::unique_ptr<Segment>, std::less<>> segments_;
+  Segment* last_ = nullptr;  // the segment of the last mutation (apply runs in batches)
 };
 
-// Whether an object with sorted keys `obj` matches sorted query keys `q`
-// (`missing` query tokens are not in the dictionary at all).
-bool keys_match(std::uint16_t match, const std::vector<Key>& q, std::size_t missing,
-                const std::vector<Key>& obj);
+// Whether an object with sorted keys [ob, oe) matches the sorted query keys
+// [qb, qe) (`missing` query tokens are not in the dictionary at all).
+bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing,
+                const Key* ob, const Key* oe);
 
 template <class Tokens>
-std::vector<Key> Store::resolve(const Segment& seg, const Tokens& tokens, std::size_t* missing) const {
-  std::vector<Key> keys;
-  keys.reserve(tokens.size());
-  *missing = 0;
+void Store::resolve(const Segment& seg, const Tokens& tokens, Query& q) {
   for (const auto& t : tokens) {
-    auto it = seg.key_of.find(std::string_view(t));
-    if (it == seg.key_of.end()) {
-      ++*missing;
+    const std::string_view s(t);
+    const TokenNode* n = seg.token(s, hash_text(s));
+    if (n == nullptr) {
+      ++q.missing;
     } else {
-      keys.push_back(it->second);
+      q.toks.push_back(n);
     }
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
+  std::sort(q.toks.begin(), q.toks.end(), [](const TokenNode* a, const TokenNode* b) { return a->key < b->key; });
+  q.toks.erase(std::unique(q.toks.begin(), q.toks.end()), q.toks.end());
+  q.keys.resize(q.toks.size());
+  for (std::size_t i = 0; i < q.toks.size(); ++i) q.keys[i] = q.toks[i]->key;
 }
 
-template <class Tokens>
-std::vector<ObjId> Store::match(const Segment& seg, std::uint16_t mode, const Tokens& tokens) const {
-  std::size_t missing = 0;
-  const std::vector<Key> q = resolve(seg, tokens, &missing);
-  std::vector<ObjId> out;
-  if (q.empty()) return out;
+template <class Tokens, class Out>
+void Store::match(const Segment& seg, std::uint16_t mode, const Tokens& tokens, Out& out) const {
+  Query q;
+  resolve(seg, tokens, q);
+  if (q.toks.empty()) return;
+  const Key* qb = q.keys.begin();
+  const Key* qe = q.keys.end();
   switch (mode) {
     case kXand: {
-      if (missing != 0) return out;
-      auto it = seg.by_identity.find(q);
-      if (it != seg.by_identity.end()) out.push_back(it->second);
-      return out;
+      if (q.missing != 0) return;
+      const std::size_t n = q.keys.size();
+      ObjectNode* o = seg.identity.find(hash_keys(qb, n), [&](const ObjectNode& c) {
+        return c.ntok == n && std::equal(qb, qe, c.keys);
+      });
+      if (o != nullptr) out.push_back(o);
+      return;
     }
     case kOr:
     case kXor: {
-      for (Key k : q) {
-        const auto& p = seg.tokens.at(k).postings;
-        out.insert(out.end(), p.begin(), p.end());
+      const std::size_t first = out.size();
+      for (const TokenNode* t : q.toks) {
+        for (ObjectNode* o : t->postings) {
+          if (mode == kXor && !std::includes(qb, qe, o->keys_begin(), o->keys_end())) continue;
+          out.push_back(o);
+        }
       }
-      if (q.size() > 1) {
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
+      if (q.toks.size() > 1) {
+        auto b = out.begin() + static_cast<std::ptrdiff_t>(first);
+        std::sort(b, out.end(), [](const ObjectNode* a, const ObjectNode* c) { return a->id < c->id; });
+        out.erase(std::unique(b, out.end()), out.end());
       }
-      if (mode == kXor) {
-        // Keep objects carrying no token outside the query.
-        out.erase(std::remove_if(out.begin(), out.end(),
-                                 [&](ObjId id) {
-                                   const auto& ok = seg.objects.at(id).keys;
-                                   return !std::includes(q.begin(), q.end(), ok.begin(), ok.end());
-                                 }),
-                  out.end());
-      }
-      return out;
+      return;
     }
     default: {  // kAnd: walk the shortest posting list, check the others
-      if (missing != 0) return out;
-      const std::vector<ObjId>* shortest = nullptr;
-      for (Key k : q) {
-        const auto& p = seg.tokens.at(k).postings;
-        if (shortest == nullptr || p.size() < shortest->size()) shortest = &p;
+      if (q.missing != 0) return;
+      const Postings* shortest = nullptr;
+      for (const TokenNode* t : q.toks)
+        if (shortest == nullptr || t->postings.size() < shortest->size()) shortest = &t->postings;
+      if (q.toks.size() == 1) {
+        for (ObjectNode* o : *shortest) out.push_back(o);
+        return;
       }
-      if (q.size() == 1) return *shortest;
-      for (ObjId id : *shortest) {
-        const auto& ok = seg.objects.at(id).keys;
-        if (std::includes(ok.begin(), ok.end(), q.begin(), q.end())) out.push_back(id);
-      }
-      return out;
+      for (ObjectNode* o : *shortest)
+        if (std::includes(o->keys_begin(), o->keys_end(), qb, qe)) out.push_back(o);
+      return;
     }
   }
 }

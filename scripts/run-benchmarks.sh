@@ -1,35 +1,59 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of tests/perf at the rank counts of record under both
-# MPIs (building first if needed) and writes the tables to
-# benchmark-report.txt at the top of the tree.
+# Runs every benchmark of tests/perf at the sizes and rank counts of record
+# under both MPIs (building first if needed) and writes the tables to
+# benchmark-report.txt at the top of the tree. Each benchmark prints our
+# figure, its baseline measured in the same run and the ratio. The machine
+# should be otherwise idle: the figures are small and easily disturbed.
 # Usage: scripts/run-benchmarks.sh
-set -euo pipefail
+set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
 report="$top/benchmark-report.txt"
 : > "$report"
+run() {  # run <title> <command...>: prints the title, runs bounded, keeps the output
+  echo "=== $1" | tee -a "$report"
+  shift
+  timeout 900 "$@" 2>&1 | tee -a "$report"
+  echo | tee -a "$report"
+}
 for mpi in openmpi mpich; do
-  if [ ! -x "$top/build-$mpi/tests/perf/bench_team_alloc" ] || [ ! -x "$top/build-$mpi/tests/perf/bench_rma" ]; then
-    "$top/scripts/build.sh" "$mpi"
-  fi
+  b="$top/build-$mpi"
+  [ -x "$b/tests/perf/bench_rma" ] || "$top/scripts/build.sh" "$mpi"
   if [ "$mpi" = openmpi ]; then
     launch=(mpiexec.openmpi --oversubscribe --bind-to none)
     [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
+    rma_env=(-x DART_SHARED_MEMORY=0)
+    nps=(1 2 3 4)
   else
     launch=(mpiexec.mpich)
+    rma_env=(-env DART_SHARED_MEMORY 0)
+    nps=(1 2 3)
   fi
-  # One-sided access from rank 0 to rank 1: on-node (load/store) under both
-  # MPIs, and under Open MPI also through MPI RMA (every unit its own node).
-  # It runs first: it takes seconds, while a slow run below may hit its
-  # timeout and end the script.
-  timeout 600 "${launch[@]}" -np 2 "$top/build-$mpi/tests/perf/bench_rma" | tee -a "$report"
-  echo | tee -a "$report"
-  if [ "$mpi" = openmpi ]; then
-    timeout 600 "${launch[@]}" -x DART_SHARED_MEMORY=0 -np 2 "$top/build-$mpi/tests/perf/bench_rma" | tee -a "$report"
-    echo | tee -a "$report"
-  fi
+  # One-sided access from rank 0 to rank 1: on the node (load/store), and
+  # through MPI RMA (every unit its own node).
+  run "$mpi: bench_rma, 2 ranks, on-node path" "${launch[@]}" -np 2 "$b/tests/perf/bench_rma"
+  run "$mpi: bench_rma, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_rma"
   for np in 2 4; do
-    timeout 600 "${launch[@]}" -np "$np" "$top/build-$mpi/tests/perf/bench_team_alloc" | tee -a "$report"
-    echo | tee -a "$report"
+    [ "$mpi" = mpich ] && [ "$np" = 4 ] && continue
+    run "$mpi: bench_team_alloc, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_team_alloc"
   done
+  for np in "${nps[@]}"; do
+    [ -x "$b/tests/perf/bench_collectives" ] &&
+      run "$mpi: bench_collectives, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_collectives"
+  done
+  # The C++ layer against raw DART calls, and gups with and without the
+  # on-node path.
+  run "$mpi: bench_cxx, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_cxx"
+  run "$mpi: bench_cxx, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_cxx"
+  run "$mpi: gups, 2 ranks" "${launch[@]}" -np 2 "$b/mpi_examples/gups" --log2-size 20 --updates 1000000
+  run "$mpi: gups, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/mpi_examples/gups" \
+    --log2-size 20 --updates 200000
+  # The registry: get latency and sync against raw MPI_Allgatherv.
+  run "$mpi: bench_registry, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_registry"
+  # stdin of a job: 1 GiB through dartrun, the bare launcher and a raw pipe.
+  run "$mpi: bench_stdin, 1 GiB" "$top/tests/perf/bench_stdin.sh" "$b/tests/stdin/stdin_gen" \
+    "$b/tests/perf/bench_stdin_sink" "$b/pmix_shim/dartrun" "${launch[0]}" 1G 1
 done
+# The shim alone (no MPI): tool -> server throughput, XOFF latency, memory.
+run "pmix shim: bench_pmix_iof" "$top/build-openmpi/tests/perf/bench_pmix_iof" \
+  --push "$top/build-openmpi/pmix_shim/pmix_push"
 echo "report written to $report"

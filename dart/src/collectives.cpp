@@ -25,19 +25,26 @@
 // spans more than INT_MAX bytes. So every call supports any count; the
 // exceptions are two-sided messages, capped at INT_MAX elements by the spec.
 //
-// Bad arguments. Whatever must agree across the members (team, root,
-// count, type, operation) is validated identically on each, so a mistake
-// made on all of them fails on all of them with DART_ERR_INVAL, before any
-// communication. A mistake that only one unit can see (a NULL buffer, a
-// type or operation handle that only that unit lacks, an allgatherv count
-// that contradicts its own nrecvelem entry) makes that unit return
-// DART_ERR_INVAL without entering MPI, and the other members then wait in
-// the collective, as they would in MPI. Telling them would take an
-// agreement round (one more allreduce) in every collective, which at least
-// doubles the latency of small ones, so we do not. Arguments that differ
-// between members are erroneous as in MPI: MPI may report it (then
-// DART_ERR_OTHER, since our communicators return errors) or wait. Nothing
-// crashes: every pointer is checked before MPI sees it.
+// Bad arguments. With DART_COLLECTIVE_CHECKS=1 (Config::collective_checks,
+// the default) every collective but dart_barrier on a team of two or more
+// members starts with one MPI_Allreduce of a 128-byte Packet (see
+// "agreement" below): each member's validity flag and a fingerprint of
+// what must match (collective, root, counts, type, operation; a hash of
+// allgatherv's counts), combined by OR. A member whose arguments were bad
+// returns DART_ERR_INVAL with its own reason; every other member returns
+// DART_ERR_INVAL with "another member passed invalid arguments"; arguments
+// that are valid but differ between members fail on all of them too. The
+// packet's 64-byte payload carries calls that small (bcast, scatter,
+// gather, allgather(v), alltoall by OR of disjoint slots; reductions of
+// basic types with predefined operations by the operation itself), so for
+// them the agreement is the whole collective: one MPI call, as without
+// checks. Larger calls pay one small allreduce more (a few µs on a shared
+// node; measured by tests/perf/bench_collectives.cpp). A non-member or a
+// unit that does not know the team cannot take part and fails alone.
+// DART_COLLECTIVE_CHECKS=0 calls MPI directly: then a mistake only one unit
+// can see makes that unit return DART_ERR_INVAL without entering MPI while
+// the others wait in the collective, as in MPI. Nothing crashes: every
+// pointer is checked before MPI sees it.
 #include <dash/dart/if/dart_communication.h>
 
 #include "error.hpp"
@@ -49,8 +56,11 @@
 #include <atomic>
 #include <climits>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -235,6 +245,193 @@ std::size_t blocks_bytes(std::size_t nelem, int blocks, const Elem& e) {
   return checked_bytes(checked_bytes(nelem, static_cast<std::size_t>(blocks)), e.bytes);
 }
 
+// ---- agreement on the arguments ------------------------------------------------------
+//
+// With checks on (Config::collective_checks) and more than one member, a
+// collective starts with one MPI_Allreduce of a Packet of fixed size: a
+// header with this unit's validity and a fingerprint of what must match
+// across the members, and a payload that carries the data of small calls,
+// so that for them the agreement IS the collective (one MPI call, as
+// without checks). Everything a member validates before it communicates
+// is in the packet, so a bad argument on any member fails the call on all
+// of them, and arguments that differ between members (root, counts, type,
+// operation, even the collective called) fail it too, instead of hanging.
+
+enum class Kind : std::uint64_t { Bcast = 1, Scatter, Gather, Allgather, Allgatherv, Alltoall, Allreduce, Reduce };
+
+constexpr std::size_t kHeaderWords = 8;
+constexpr std::size_t kPayloadBytes = 64;  // a 128-byte packet costs what an 8-byte allreduce does
+constexpr std::size_t kPacketWords = kHeaderWords + kPayloadBytes / 8;
+
+// Header: w[0] bit 0 = some member's arguments were invalid; w[1..6] = three
+// fingerprint words f and their complements ~f, combined by OR: f | f' and
+// ~f | ~f' share a set bit exactly when f != f' (as team creation does).
+// fp0 = kind | (root + 1) << 8 | payload mode << 40 | operation << 48,
+// fp1 = bytes (per block; reductions: elements), fp2 = type (reductions) or
+// a hash of allgatherv's counts. The payload is combined by OR, except in a
+// fused reduction, whose members all sent the same header (mode 1): then
+// with the operation on the type named by the header.
+struct alignas(16) Packet {
+  std::uint64_t w[kPacketWords] = {};
+
+  unsigned char* payload() noexcept { return reinterpret_cast<unsigned char*>(w + kHeaderWords); }
+  void fingerprint(Kind kind, int root, bool reduce_payload, std::uint64_t op, std::uint64_t f1, std::uint64_t f2) {
+    const std::uint64_t f0 = static_cast<std::uint64_t>(kind) | (static_cast<std::uint64_t>(root + 1) << 8) |
+                             (static_cast<std::uint64_t>(reduce_payload ? 1 : 0) << 40) | (op << 48);
+    const std::uint64_t f[3] = {f0, f1, f2};
+    for (int i = 0; i < 3; ++i) {
+      w[1 + 2 * i] = f[i];
+      w[2 + 2 * i] = ~f[i];
+    }
+  }
+  void mark_invalid() noexcept {
+    std::memset(w, 0, sizeof w);
+    w[0] = 1;
+  }
+};
+
+constexpr std::uint64_t kUserOpCode = 0xffff;  // a dart_op_create operation in fp0
+
+// Header fields of a fused reduction.
+Kind kind_of(const std::uint64_t* w) { return static_cast<Kind>(w[1] & 0xff); }
+bool reduces_payload(const std::uint64_t* w) { return ((w[1] >> 40) & 1) != 0; }
+dart_operation_t op_of(const std::uint64_t* w) { return static_cast<dart_operation_t>(w[1] >> 48); }
+
+// One step of a predefined operation on n scalars of T, unaligned.
+// Integer arithmetic wraps (as in MPI), so it runs in the unsigned type.
+template <class T, bool = std::is_integral<T>::value>
+struct Arith {
+  using type = T;
+};
+template <class T>
+struct Arith<T, true> {
+  using type = unsigned long long;  // wraps; truncating the result is exact
+};
+
+template <class T>
+void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char* io, std::size_t n) {
+  using A = typename Arith<T>::type;
+  for (std::size_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, in + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, io + i * sizeof(T), sizeof(T));
+    T r = b;
+    switch (op) {
+      case DART_OP_MIN: r = a < b ? a : b; break;
+      case DART_OP_MAX: r = a > b ? a : b; break;
+      case DART_OP_MINMAX: r = (i % 2 == static_cast<std::size_t>(DART_OP_MINMAX_MIN)) ? (a < b ? a : b) : (a > b ? a : b); break;
+      case DART_OP_SUM: r = static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); break;
+      case DART_OP_PROD: r = static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); break;
+      case DART_OP_LAND: r = static_cast<T>((a != 0) && (b != 0)); break;
+      case DART_OP_LOR: r = static_cast<T>((a != 0) || (b != 0)); break;
+      case DART_OP_LXOR: r = static_cast<T>((a != 0) != (b != 0)); break;
+      default:
+        if constexpr (std::is_integral<T>::value) {
+          if (op == DART_OP_BAND) r = static_cast<T>(a & b);
+          else if (op == DART_OP_BOR) r = static_cast<T>(a | b);
+          else if (op == DART_OP_BXOR) r = static_cast<T>(a ^ b);
+        }
+        break;
+    }
+    std::memcpy(io + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in, unsigned char* io,
+                     std::size_t n) {
+  switch (t) {
+    case DART_TYPE_BYTE: combine_scalars<unsigned char>(op, in, io, n); return;
+    case DART_TYPE_SHORT: combine_scalars<short>(op, in, io, n); return;
+    case DART_TYPE_INT: combine_scalars<int>(op, in, io, n); return;
+    case DART_TYPE_UINT: combine_scalars<unsigned int>(op, in, io, n); return;
+    case DART_TYPE_LONG: combine_scalars<long>(op, in, io, n); return;
+    case DART_TYPE_ULONG: combine_scalars<unsigned long>(op, in, io, n); return;
+    case DART_TYPE_LONGLONG: combine_scalars<long long>(op, in, io, n); return;
+    case DART_TYPE_ULONGLONG: combine_scalars<unsigned long long>(op, in, io, n); return;
+    case DART_TYPE_FLOAT: combine_scalars<float>(op, in, io, n); return;
+    case DART_TYPE_DOUBLE: combine_scalars<double>(op, in, io, n); return;
+    case DART_TYPE_LONG_DOUBLE: combine_scalars<long double>(op, in, io, n); return;
+    default: return;
+  }
+}
+
+// The MPI operation on packets (one MPI element is a whole packet, so MPI
+// never splits one). Commutative: OR is, and so are the predefined
+// operations a fused reduction applies.
+void combine_packets(void* invec, void* inoutvec, int* len, MPI_Datatype*) {
+  for (int k = 0; k < *len; ++k) {
+    const auto* a = static_cast<const std::uint64_t*>(invec) + static_cast<std::size_t>(k) * kPacketWords;
+    auto* b = static_cast<std::uint64_t*>(inoutvec) + static_cast<std::size_t>(k) * kPacketWords;
+    const bool same = std::memcmp(a, b, kHeaderWords * sizeof(std::uint64_t)) == 0;
+    if (same && b[0] == 0 && reduces_payload(b) &&
+        (kind_of(b) == Kind::Allreduce || kind_of(b) == Kind::Reduce)) {
+      const auto t = static_cast<dart_datatype_t>(b[5]);
+      const std::size_t n = static_cast<std::size_t>(b[3]);
+      if (is_basic_type(t) && n * basic_type_size(t) <= kPayloadBytes)
+        combine_payload(t, op_of(b), reinterpret_cast<const unsigned char*>(a + kHeaderWords),
+                        reinterpret_cast<unsigned char*>(b + kHeaderWords), n);
+      continue;
+    }
+    for (std::size_t i = 0; i < kPacketWords; ++i) b[i] |= a[i];
+  }
+}
+
+// The packet's MPI type and operation, made on first use and freed when
+// MPI is finalised (delete callback of an attribute on MPI_COMM_SELF).
+struct PacketMpi {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+};
+
+int free_packet_mpi(MPI_Comm, int, void* attr, void*) {
+  auto* p = static_cast<PacketMpi*>(attr);
+  if (p->type != MPI_DATATYPE_NULL) MPI_Type_free(&p->type);
+  if (p->op != MPI_OP_NULL) MPI_Op_free(&p->op);
+  return MPI_SUCCESS;
+}
+
+const PacketMpi& packet_mpi() {
+  static PacketMpi* made = [] {
+    auto* p = new PacketMpi;  // lives until the process ends; its MPI objects until MPI_Finalize
+    mpi_check(MPI_Type_contiguous(static_cast<int>(kPacketWords), MPI_UINT64_T, &p->type), "MPI_Type_contiguous");
+    mpi_check(MPI_Type_commit(&p->type), "MPI_Type_commit");
+    mpi_check(MPI_Op_create(&combine_packets, 1, &p->op), "MPI_Op_create");
+    int key = MPI_KEYVAL_INVALID;
+    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_packet_mpi, &key, nullptr),
+              "MPI_Comm_create_keyval");
+    mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, key, p), "MPI_Comm_set_attr");
+    return p;
+  }();
+  return *made;
+}
+
+bool checks_on(const Team& team) { return team.size() > 1 && rt().config().collective_checks; }
+
+// Runs `prepare` (validation; with `agreeing` it also fills the packet),
+// then, with `agreeing`, the agreement: every member leaves with the same
+// verdict. A member whose own arguments were bad throws its own error;
+// the others throw DART_ERR_INVAL.
+template <class Prepare>
+void agree(const Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
+  if (!agreeing) {
+    prepare();
+    return;
+  }
+  std::exception_ptr mine;
+  try {
+    prepare();
+  } catch (...) {
+    mine = std::current_exception();
+    pk.mark_invalid();
+  }
+  const PacketMpi& m = packet_mpi();
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, pk.w, 1, m.type, m.op, team.comm()), "MPI_Allreduce");
+  if (mine) std::rethrow_exception(mine);
+  if (pk.w[0] & 1) invalid("another member passed invalid arguments");
+  if ((pk.w[1] & pk.w[2]) | (pk.w[3] & pk.w[4]) | (pk.w[5] & pk.w[6]))
+    invalid("the members passed different roots, counts, types or operations (or called different collectives)");
+}
+
 // ---- collectives without reduction ----------------------------------------------------
 
 void bcast_pieces(MPI_Comm comm, void* buf, std::size_t nelem, const Elem& e, int root) {
@@ -243,27 +440,64 @@ void bcast_pieces(MPI_Comm comm, void* buf, std::size_t nelem, const Elem& e, in
   });
 }
 
+void copy_bytes(void* to, const void* from, std::size_t bytes) {
+  if (bytes > 0 && to != from) std::memmove(to, from, bytes);
+}
+
 void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const int r = root_of(team, root);
-  const Elem e = elem_of(dtype);
-  checked_bytes(nelem, e.bytes);
-  require_buf(buf, nelem, "buf");
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  std::size_t bytes = 0;
+  bool fused = false;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    bytes = checked_bytes(nelem, e.bytes);
+    require_buf(buf, nelem, "buf");
+    if (!agreeing) return;
+    fused = bytes <= kPayloadBytes;
+    pk.fingerprint(Kind::Bcast, r, false, 0, bytes, 0);
+    if (fused && team.myid() == r) copy_bytes(pk.payload(), buf, bytes);
+  });
+  if (fused) {
+    if (team.myid() != r) copy_bytes(buf, pk.payload(), bytes);
+    return;
+  }
   bcast_pieces(team.comm(), buf, nelem, e, r);
 }
 
 void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
              dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const int r = root_of(team, root);
-  const Elem e = elem_of(dtype);
-  blocks_bytes(nelem, team.size(), e);
-  const bool at_root = team.myid() == r;
-  // sendbuf is read at the root only. A root whose recvbuf is its own
-  // block of sendbuf receives in place (MPI rejects aliased buffers).
-  if (at_root) require_buf(sendbuf, nelem, "sendbuf (at the root)");
-  const bool in_place = at_root && recvbuf && recvbuf == at(sendbuf, static_cast<std::size_t>(r) * nelem, e);
-  require_buf(recvbuf, nelem, "recvbuf");
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  bool at_root = false, in_place = false, fused = false;
+  std::size_t block = 0;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    const std::size_t total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    at_root = team.myid() == r;
+    // sendbuf is read at the root only. A root whose recvbuf is its own
+    // block of sendbuf receives in place (MPI rejects aliased buffers).
+    if (at_root) require_buf(sendbuf, nelem, "sendbuf (at the root)");
+    in_place = at_root && recvbuf && recvbuf == at(sendbuf, static_cast<std::size_t>(r) * nelem, e);
+    require_buf(recvbuf, nelem, "recvbuf");
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Scatter, r, false, 0, block, 0);
+    if (fused && at_root) copy_bytes(pk.payload(), sendbuf, total);
+  });
+  if (fused) {
+    if (!in_place) copy_bytes(recvbuf, pk.payload() + static_cast<std::size_t>(team.myid()) * block, block);
+    return;
+  }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
     mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
@@ -275,15 +509,38 @@ void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatyp
 void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
             dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const int r = root_of(team, root);
-  const Elem e = elem_of(dtype);
-  blocks_bytes(nelem, team.size(), e);
-  const bool at_root = team.myid() == r;
-  // recvbuf is written at the root only. A root whose sendbuf is its own
-  // block of recvbuf sends in place.
-  if (at_root) require_buf(recvbuf, nelem, "recvbuf (at the root)");
-  const bool in_place = at_root && sendbuf && sendbuf == at(recvbuf, static_cast<std::size_t>(r) * nelem, e);
-  require_buf(sendbuf, nelem, "sendbuf");
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  bool at_root = false, in_place = false, fused = false;
+  std::size_t block = 0, total = 0;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    at_root = team.myid() == r;
+    // recvbuf is written at the root only. A root whose sendbuf is its own
+    // block of recvbuf sends in place.
+    if (at_root) require_buf(recvbuf, nelem, "recvbuf (at the root)");
+    in_place = at_root && sendbuf && sendbuf == at(recvbuf, static_cast<std::size_t>(r) * nelem, e);
+    require_buf(sendbuf, nelem, "sendbuf");
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Gather, r, false, 0, block, 0);
+    if (fused && !in_place) copy_bytes(pk.payload() + static_cast<std::size_t>(team.myid()) * block, sendbuf, block);
+  });
+  if (fused) {
+    // The root's own block is in place or was copied from its sendbuf.
+    if (at_root) {
+      for (int i = 0; i < team.size(); ++i) {
+        const std::size_t off = static_cast<std::size_t>(i) * block;
+        if (i != r || !in_place) copy_bytes(static_cast<char*>(recvbuf) + off, pk.payload() + off, block);
+      }
+    }
+    return;
+  }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
     mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
@@ -294,13 +551,29 @@ void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
 
 void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const Elem e = elem_of(dtype);
-  blocks_bytes(nelem, team.size(), e);
-  require_buf(recvbuf, nelem, "recvbuf");
-  // In place (spec): sendbuf NULL or recvbuf; also when it is the caller's
-  // own block of recvbuf, which MPI would reject as aliased.
-  const bool in_place = !sendbuf || sendbuf == recvbuf ||
-                        sendbuf == at(recvbuf, static_cast<std::size_t>(team.myid()) * nelem, e);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  Elem e;
+  bool in_place = false, fused = false;
+  std::size_t block = 0, total = 0;
+  const auto me = static_cast<std::size_t>(team.myid());
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    require_buf(recvbuf, nelem, "recvbuf");
+    // In place (spec): sendbuf NULL or recvbuf; also when it is the caller's
+    // own block of recvbuf, which MPI would reject as aliased.
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == at(recvbuf, me * nelem, e);
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Allgather, -1, false, 0, block, 0);
+    if (fused) copy_bytes(pk.payload() + me * block, in_place ? at(recvbuf, me * nelem, e) : sendbuf, block);
+  });
+  if (fused) {
+    copy_bytes(recvbuf, pk.payload(), total);
+    return;
+  }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = block_piece(e, nelem, n);
     mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
@@ -309,28 +582,66 @@ void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datat
   });
 }
 
+// FNV-1a over allgatherv's counts, which must be the same on every member
+// (the displacements are each member's own layout).
+std::uint64_t counts_hash(const std::size_t* counts, int size) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < size; ++i) {
+    h ^= static_cast<std::uint64_t>(counts[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
                 const std::size_t* nrecvelem, const std::size_t* recvdispls, dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const Elem e = elem_of(dtype);
-  require(nrecvelem, "nrecvelem");
-  require(recvdispls, "recvdispls");
+  const bool agreeing = checks_on(team);
   const int size = team.size();
   const auto me = static_cast<std::size_t>(team.myid());
-  if (nsendelem != nrecvelem[me])
-    invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
-            std::to_string(nrecvelem[me]));
-  // span: elements from recvbuf to the end of the furthest non-empty block.
-  std::size_t span = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
-    if (nrecvelem[i] == 0) continue;
-    std::size_t end = 0;
-    if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end))
-      invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
-    span = std::max(span, end);
+  Packet pk;
+  Elem e;
+  std::size_t span = 0, total = 0;
+  bool fused = false;
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    require(nrecvelem, "nrecvelem");
+    require(recvdispls, "recvdispls");
+    if (nsendelem != nrecvelem[me])
+      invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
+              std::to_string(nrecvelem[me]));
+    // span: elements from recvbuf to the end of the furthest non-empty
+    // block; total: elements of all blocks.
+    for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+      if (nrecvelem[i] == 0) continue;
+      std::size_t end = 0;
+      if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end) ||
+          __builtin_add_overflow(total, nrecvelem[i], &total))
+        invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
+      span = std::max(span, end);
+    }
+    checked_bytes(span, e.bytes);
+    require_buf(recvbuf, span, "recvbuf");
+    if (!agreeing) return;
+    const std::size_t total_bytes = checked_bytes(total, e.bytes);
+    fused = total_bytes <= kPayloadBytes;
+    pk.fingerprint(Kind::Allgatherv, -1, false, 0, total_bytes, counts_hash(nrecvelem, size) ^ e.bytes);
+    if (!fused) return;
+    // Packed in team order, whatever the displacements.
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < me; ++i) off += nrecvelem[i];
+    const bool in_place = !sendbuf || sendbuf == recvbuf;
+    copy_bytes(pk.payload() + off * e.bytes, in_place ? at(recvbuf, recvdispls[me], e) : sendbuf,
+               nsendelem * e.bytes);
+  });
+  if (fused) {
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+      if (nrecvelem[i] > 0) copy_bytes(at(recvbuf, recvdispls[i], e), pk.payload() + off * e.bytes, nrecvelem[i] * e.bytes);
+      off += nrecvelem[i];
+    }
+    return;
   }
-  checked_bytes(span, e.bytes);
-  require_buf(recvbuf, span, "recvbuf");
   if (span == 0) return;  // every block is empty, on every member
 
   char* own = at(recvbuf, recvdispls[me], e);
@@ -359,10 +670,31 @@ void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtyp
 
 void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
   const Team& team = rt().team(teamid);
-  const Elem e = elem_of(dtype);
-  blocks_bytes(nelem, team.size(), e);
-  require_buf(recvbuf, nelem, "recvbuf");
-  const bool in_place = !sendbuf || sendbuf == recvbuf;
+  const bool agreeing = checks_on(team);
+  const auto size = static_cast<std::size_t>(team.size());
+  const auto me = static_cast<std::size_t>(team.myid());
+  Packet pk;
+  Elem e;
+  bool in_place = false, fused = false;
+  std::size_t block = 0;
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    const std::size_t total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    require_buf(recvbuf, nelem, "recvbuf");
+    in_place = !sendbuf || sendbuf == recvbuf;
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes / size;  // size x size blocks
+    pk.fingerprint(Kind::Alltoall, -1, false, 0, block, 0);
+    // Row `me` of the matrix of blocks: block j goes to member j.
+    if (fused) copy_bytes(pk.payload() + me * total, in_place ? recvbuf : sendbuf, total);
+  });
+  if (fused) {
+    // Block i of recvbuf: what member i sent to me, row i, column me.
+    for (std::size_t i = 0; i < size; ++i)
+      copy_bytes(static_cast<char*>(recvbuf) + i * block, pk.payload() + (i * size + me) * block, block);
+    return;
+  }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece blk = block_piece(e, nelem, n);
     mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type,
@@ -530,16 +862,40 @@ void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
   invalid("logical operations need an integer type, not data type " + type_name(t));
 }
 
-// dart_reduce (root >= 0) and dart_allreduce (root < 0).
+// dart_reduce (root given) and dart_allreduce (root NULL).
 void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
-            int root, const Team& team) {
-  const Reduction red = reduction_of(dtype, op, nelem);
-  checked_bytes(red.count, red.elem.bytes);
-  const bool result_here = root < 0 || team.myid() == root;
-  if (result_here) require_buf(recvbuf, nelem, root < 0 ? "recvbuf" : "recvbuf (at the root)");
-  // The spec lets an implementation treat sendbuf == recvbuf as in place.
-  const bool in_place = result_here && sendbuf == recvbuf;
-  if (!in_place) require_buf(sendbuf, nelem, "sendbuf");
+            const dart_team_unit_t* root_arg, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  Reduction red;
+  int root = -1;
+  bool result_here = false, in_place = false, fused = false;
+  std::size_t bytes = 0;
+  agree(team, agreeing, pk, [&] {
+    if (root_arg) root = root_of(team, *root_arg);
+    red = reduction_of(dtype, op, nelem);
+    bytes = checked_bytes(red.count, red.elem.bytes);
+    result_here = root < 0 || team.myid() == root;
+    if (result_here) require_buf(recvbuf, nelem, root < 0 ? "recvbuf" : "recvbuf (at the root)");
+    // The spec lets an implementation treat sendbuf == recvbuf as in place.
+    in_place = result_here && sendbuf == recvbuf;
+    if (!in_place) require_buf(sendbuf, nelem, "sendbuf");
+    if (!agreeing) return;
+    // Small reductions of basic types with predefined operations travel in
+    // the packet: the agreement computes them.
+    const bool user = op >= DART_OP_LAST;
+    const bool basic = is_basic_type(dtype);
+    fused = !user && basic && bytes <= kPayloadBytes;
+    pk.fingerprint(root_arg ? Kind::Reduce : Kind::Allreduce, root, fused,
+                   user ? kUserOpCode : static_cast<std::uint64_t>(op), nelem,
+                   basic ? static_cast<std::uint64_t>(dtype) : ((std::uint64_t{1} << 62) | red.elem.bytes));
+    if (fused) copy_bytes(pk.payload(), sendbuf, bytes);
+  });
+  if (fused) {
+    if (result_here) copy_bytes(recvbuf, pk.payload(), bytes);
+    return;
+  }
   // MPI ignores recvbuf elsewhere; passing NULL keeps its alias checks quiet.
   void* result = result_here ? recvbuf : nullptr;
   const Elem& e = red.elem;
@@ -647,7 +1003,7 @@ dart_ret_t dart_allgatherv(const void* sendbuf, size_t nsendelem, dart_datatype_
 
 dart_ret_t dart_allreduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
                           dart_operation_t op, dart_team_t team) {
-  return entry("dart_allreduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, -1, rt().team(team)); });
+  return entry("dart_allreduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, nullptr, team); });
 }
 
 dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
@@ -657,10 +1013,7 @@ dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_
 
 dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
                        dart_operation_t op, dart_team_unit_t root, dart_team_t team) {
-  return entry("dart_reduce", [&] {
-    const Team& t = rt().team(team);
-    reduce(sendbuf, recvbuf, nelem, dtype, op, root_of(t, root), t);
-  });
+  return entry("dart_reduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, &root, team); });
 }
 
 dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {

@@ -75,6 +75,7 @@ Config read_config() {
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
+  read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);
   if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
     errno = 0;
     char* end = nullptr;

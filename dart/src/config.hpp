@@ -44,6 +44,13 @@ struct Config {
   // (dash/dart/ext/dart_stats.h) to stderr in dart_exit. Default 0.
   bool print_stats = false;
 
+  // DART_COLLECTIVE_CHECKS = 1 | 0. With 1 (default) every collective on a
+  // team of several units starts with one agreement allreduce, so that bad
+  // or mismatched arguments on some units fail the call on all of them
+  // instead of stranding the others; small calls travel inside it (see
+  // collectives.cpp). 0 calls MPI directly, as MPI itself behaves.
+  bool collective_checks = true;
+
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;

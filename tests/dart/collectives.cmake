@@ -21,3 +21,10 @@ if(DART_LARGE_TESTS)
     ENVIRONMENT "BOOST_TEST_RUN_FILTERS=bcast_and_allgatherv_beyond_int_max:blocks_beyond_the_piece_size:alltoall_and_allreduce_beyond_int_max")
   set_tests_properties(dart_collectives_large_all.np2 PROPERTIES RUN_SERIAL TRUE)
 endif()
+
+# The same without the agreement round (DART_COLLECTIVE_CHECKS=0: MPI is
+# called directly), except the case of bad input on one unit only, which
+# would then wait forever as in MPI.
+add_mpi_test(dart_collectives_nochecks SOURCES test_collectives.cpp LIBRARIES DART::dart Threads::Threads
+  LABELS dart RANKS 2 3 TIMEOUT 120
+  ENVIRONMENT "DART_COLLECTIVE_CHECKS=0;BOOST_TEST_RUN_FILTERS=!bad_input_on_one_unit_fails_everywhere")

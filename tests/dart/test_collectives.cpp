@@ -30,11 +30,15 @@
 // mismatched types and operations, odd MINMAX counts, NULL buffers and
 // arrays, overflowing counts, bad units, tags and message counts, calls
 // before dart_init): DART_ERR_INVAL (non-OK before init), given on every
-// unit at once, with a working team afterwards.
+// unit at once, with a working team afterwards. Bad input on one unit only
+// (the last, then unit 0: NULL buffers, dead type and operation handles,
+// roots out of range, allgatherv counts contradicting nsendelem) and
+// arguments that differ between units (root, count, type, operation):
+// DART_ERR_INVAL on every unit, small counts (carried by the agreement)
+// and larger ones, with a working team afterwards. The suite runs again
+// with DART_COLLECTIVE_CHECKS=0 (collectives.cmake), without that case.
 // Not covered: counts above INT_MAX (test_collectives_large.cpp), log
-// lines (the entry() wrapper, test_bad_input.cpp), bad input on one unit
-// only (the other units then wait in the collective, as documented in
-// collectives.cpp), multi-node runs. Sends that must complete before their
+// lines (the entry() wrapper, test_bad_input.cpp), multi-node runs. Sends that must complete before their
 // receive is posted carry at most 16 bytes, which both MPI libraries send
 // eagerly.
 #include "dart_checks.hpp"
@@ -46,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -729,7 +734,8 @@ BOOST_FIXTURE_TEST_CASE(user_messages_and_runtime_traffic_do_not_mix, CollFixtur
 // ---- bad input --------------------------------------------------------------------------------
 
 // Every call below gets the same bad argument on every unit, so each
-// returns DART_ERR_INVAL without communicating; a hang here is a failure.
+// returns DART_ERR_INVAL (after the agreement, or without communicating
+// when DART_COLLECTIVE_CHECKS=0); a hang here is a failure.
 BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   QuietDart quiet;
   std::vector<int> a(64, 1), b(64, 0);
@@ -892,13 +898,163 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   CHECK_OK(dart_type_destroy(&strided));
   CHECK_OK(dart_type_destroy(&indexed));
 
-  // Nothing above entered MPI: the team still works, in step.
+  // The team still works, in step.
   int one = 1, sum = 0;
   CHECK_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL));
   CHECK_EQ(sum, n);
   std::vector<int> ids(static_cast<std::size_t>(n), -1);
   CHECK_OK(dart_allgather(&me, ids.data(), 1, DART_TYPE_INT, DART_TEAM_ALL));
   for (int u = 0; u < n; ++u) CHECK_EQ(ids[static_cast<std::size_t>(u)], u);
+}
+
+// ---- bad input on one unit only ----------------------------------------------------------------
+
+// Exactly one unit (the last, then unit 0) passes a bad argument while the
+// others pass good ones, at a count whose data travel inside the agreement
+// (1 int) and at one that needs the MPI collective after it (300 ints):
+// every unit returns DART_ERR_INVAL (the bad one for its own argument, the
+// others because another member's was bad), nobody hangs (the harness's
+// timeout would catch it), and the team works afterwards, in step.
+// Arguments that are valid on each unit but differ between units (root,
+// count, type) fail everywhere the same way. With one unit the bad unit is
+// alone and fails by itself.
+BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
+  QuietDart quiet;
+  // Handles that every unit knows to be dead, passed by the bad unit only.
+  dart_datatype_t gone_type = DART_TYPE_UNDEFINED;
+  REQUIRE_OK(dart_type_create_custom(sizeof(int), &gone_type));
+  const dart_datatype_t dead_type = gone_type;
+  CHECK_OK(dart_type_destroy(&gone_type));
+  ModSum m{7};
+  dart_operation_t gone_op = DART_OP_UNDEFINED;
+  REQUIRE_OK(dart_op_create(&mod_sum, &m, true, DART_TYPE_INT, false, &gone_op));
+  const dart_operation_t dead_op = gone_op;
+  CHECK_OK(dart_op_destroy(&gone_op));
+
+  std::vector<int> bad_units{n - 1};
+  if (n > 1) bad_units.push_back(0);
+  for (const int bad : bad_units) {
+    const bool x = me == bad;  // this unit passes the bad argument
+    for (const std::size_t count : {std::size_t(1), std::size_t(300)}) {
+      const std::size_t cap = (count + 1) * static_cast<std::size_t>(n);
+      std::vector<int> a(cap, me + 1), b(cap, 0);
+      std::vector<size_t> counts(static_cast<std::size_t>(n), count), displs(static_cast<std::size_t>(n));
+      for (std::size_t u = 0; u < displs.size(); ++u) displs[u] = u * count;
+      const dart_team_unit_t r0 = DART_TEAM_UNIT_ID(0);
+      const dart_team_unit_t rb = DART_TEAM_UNIT_ID(bad);                   // the bad unit as root
+      const dart_team_unit_t rx = x ? DART_TEAM_UNIT_ID(n) : r0;           // out of range on one unit
+      const dart_team_unit_t rd = x ? DART_TEAM_UNIT_ID(n - 1 - bad) : DART_TEAM_UNIT_ID(bad);  // differs
+      const dart_datatype_t tx = x ? dead_type : DART_TYPE_INT;
+      const dart_datatype_t td = x ? DART_TYPE_UINT : DART_TYPE_INT;  // valid, but differs
+      const dart_operation_t ox = x ? dead_op : static_cast<dart_operation_t>(DART_OP_SUM);
+      const dart_operation_t od = x ? DART_OP_MAX : DART_OP_SUM;  // valid, but differs
+      const std::size_t cd = x ? count + 1 : count;                    // valid, but differs
+      int* const ax = x ? nullptr : a.data();
+      int* const bx = x ? nullptr : b.data();
+      std::vector<size_t> counts_d = counts;  // the bad unit's idea of another unit's count
+      if (x) counts_d[static_cast<std::size_t>((bad + 1) % n)] += 1;
+
+      struct Case {
+        const char* what;
+        bool mismatch;  // needs two units to disagree
+        std::function<dart_ret_t()> call;
+      };
+      const Case cases[] = {
+          {"bcast: NULL buf", false, [&] { return dart_bcast(ax, count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"bcast: dead type", false, [&] { return dart_bcast(a.data(), count, tx, r0, DART_TEAM_ALL); }},
+          {"bcast: root out of range", false, [&] { return dart_bcast(a.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
+          {"bcast: root differs", true, [&] { return dart_bcast(a.data(), count, DART_TYPE_INT, rd, DART_TEAM_ALL); }},
+          {"bcast: count differs", true, [&] { return dart_bcast(a.data(), cd, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"scatter: NULL recvbuf", false, [&] { return dart_scatter(a.data(), bx, count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"scatter: NULL sendbuf at the root", false,
+           [&] { return dart_scatter(ax, b.data(), count, DART_TYPE_INT, rb, DART_TEAM_ALL); }},
+          {"scatter: dead type", false, [&] { return dart_scatter(a.data(), b.data(), count, tx, r0, DART_TEAM_ALL); }},
+          {"scatter: root out of range", false,
+           [&] { return dart_scatter(a.data(), b.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
+          {"scatter: root differs", true,
+           [&] { return dart_scatter(a.data(), b.data(), count, DART_TYPE_INT, rd, DART_TEAM_ALL); }},
+          {"gather: NULL sendbuf", false, [&] { return dart_gather(ax, b.data(), count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"gather: NULL recvbuf at the root", false,
+           [&] { return dart_gather(a.data(), bx, count, DART_TYPE_INT, rb, DART_TEAM_ALL); }},
+          {"gather: dead type", false, [&] { return dart_gather(a.data(), b.data(), count, tx, r0, DART_TEAM_ALL); }},
+          {"gather: root out of range", false,
+           [&] { return dart_gather(a.data(), b.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
+          {"gather: count differs", true,
+           [&] { return dart_gather(a.data(), b.data(), cd, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"allgather: NULL recvbuf", false, [&] { return dart_allgather(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"allgather: dead type", false, [&] { return dart_allgather(a.data(), b.data(), count, tx, DART_TEAM_ALL); }},
+          {"allgather: count differs", true,
+           [&] { return dart_allgather(a.data(), b.data(), cd, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"allgatherv: NULL recvbuf", false,
+           [&] { return dart_allgatherv(a.data(), count, DART_TYPE_INT, bx, counts.data(), displs.data(), DART_TEAM_ALL); }},
+          {"allgatherv: NULL nrecvelem", false,
+           [&] {
+             return dart_allgatherv(a.data(), count, DART_TYPE_INT, b.data(), x ? nullptr : counts.data(), displs.data(),
+                                    DART_TEAM_ALL);
+           }},
+          {"allgatherv: dead type", false,
+           [&] { return dart_allgatherv(a.data(), count, tx, b.data(), counts.data(), displs.data(), DART_TEAM_ALL); }},
+          {"allgatherv: nsendelem contradicts nrecvelem[me]", false,
+           [&] {
+             return dart_allgatherv(a.data(), cd, DART_TYPE_INT, b.data(), counts.data(), displs.data(), DART_TEAM_ALL);
+           }},
+          {"allgatherv: another unit's count differs", true,
+           [&] {
+             return dart_allgatherv(a.data(), count, DART_TYPE_INT, b.data(), counts_d.data(), displs.data(),
+                                    DART_TEAM_ALL);
+           }},
+          {"allreduce: NULL sendbuf", false,
+           [&] { return dart_allreduce(ax, b.data(), count, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL); }},
+          {"allreduce: NULL recvbuf", false,
+           [&] { return dart_allreduce(a.data(), bx, count, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL); }},
+          {"allreduce: dead type", false,
+           [&] { return dart_allreduce(a.data(), b.data(), count, tx, DART_OP_SUM, DART_TEAM_ALL); }},
+          {"allreduce: dead operation", false,
+           [&] { return dart_allreduce(a.data(), b.data(), count, DART_TYPE_INT, ox, DART_TEAM_ALL); }},
+          {"allreduce: LXOR on FLOAT", false,
+           [&] {
+             return dart_allreduce(a.data(), b.data(), count, x ? DART_TYPE_FLOAT : DART_TYPE_INT,
+                                   x ? DART_OP_LXOR : DART_OP_BXOR, DART_TEAM_ALL);
+           }},
+          {"allreduce: operation differs", true,
+           [&] { return dart_allreduce(a.data(), b.data(), count, DART_TYPE_INT, od, DART_TEAM_ALL); }},
+          {"allreduce: type differs", true,
+           [&] { return dart_allreduce(a.data(), b.data(), count, td, DART_OP_SUM, DART_TEAM_ALL); }},
+          {"allreduce: count differs", true,
+           [&] { return dart_allreduce(a.data(), b.data(), cd, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL); }},
+          {"alltoall: NULL recvbuf", false, [&] { return dart_alltoall(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"alltoall: dead type", false, [&] { return dart_alltoall(a.data(), b.data(), count, tx, DART_TEAM_ALL); }},
+          {"alltoall: count differs", true,
+           [&] { return dart_alltoall(a.data(), b.data(), cd, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"reduce: NULL sendbuf", false,
+           [&] { return dart_reduce(ax, b.data(), count, DART_TYPE_INT, DART_OP_SUM, r0, DART_TEAM_ALL); }},
+          {"reduce: NULL recvbuf at the root", false,
+           [&] { return dart_reduce(a.data(), bx, count, DART_TYPE_INT, DART_OP_SUM, rb, DART_TEAM_ALL); }},
+          {"reduce: dead type", false,
+           [&] { return dart_reduce(a.data(), b.data(), count, tx, DART_OP_SUM, r0, DART_TEAM_ALL); }},
+          {"reduce: dead operation", false,
+           [&] { return dart_reduce(a.data(), b.data(), count, DART_TYPE_INT, ox, r0, DART_TEAM_ALL); }},
+          {"reduce: root out of range", false,
+           [&] { return dart_reduce(a.data(), b.data(), count, DART_TYPE_INT, DART_OP_SUM, rx, DART_TEAM_ALL); }},
+          {"reduce: root differs", true,
+           [&] { return dart_reduce(a.data(), b.data(), count, DART_TYPE_INT, DART_OP_SUM, rd, DART_TEAM_ALL); }},
+      };
+      for (const Case& c : cases) {
+        if (c.mismatch && n == 1) continue;
+        BOOST_TEST_CONTEXT("bad unit " << bad << ", count " << count << ", " << c.what) {
+          CHECK_EQ(c.call(), DART_ERR_INVAL);
+          // The team is in step: a good collective works.
+          int one = 1, sum = 0;
+          CHECK_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL));
+          CHECK_EQ(sum, n);
+        }
+      }
+    }
+  }
+  // Larger collectives still agree and compute right.
+  std::vector<int> ids(static_cast<std::size_t>(n) * 300, -1), mine(300, me);
+  CHECK_OK(dart_allgather(mine.data(), ids.data(), 300, DART_TYPE_INT, DART_TEAM_ALL));
+  for (std::size_t i = 0; i < ids.size(); ++i) CHECK_EQ(ids[i], static_cast<int>(i / 300));
 }
 
 BOOST_AUTO_TEST_CASE(calls_outside_init_fail) {

@@ -39,6 +39,8 @@
 
 #include <mpi.h>
 
+#include "bench_options.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -56,19 +58,10 @@
 
 namespace {
 
-struct Options {
-  int iterations = 1000;
-  int rounds = 30;
-  std::size_t max_bytes = std::size_t(4) << 20;
-};
+using bench::Options;
 
 Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--iterations")) o.iterations = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--rounds")) o.rounds = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--max-bytes")) o.max_bytes = std::strtoull(argv[i + 1], nullptr, 10);
-  }
+  Options o = bench::parse_options(argc, argv, Options{1000, 30, std::size_t(4) << 20});
   // One MPI call per transfer, and MPI counts are int.
   o.max_bytes = std::clamp<std::size_t>(o.max_bytes, 8, std::size_t(1) << 30);
   return o;

@@ -3,6 +3,8 @@
 #include "config.hpp"
 #include "error.hpp"
 
+#include <dash/dart/if/dart_team_group.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -81,7 +83,9 @@ std::atomic<std::uint64_t> g_team_serial{0};
 }  // namespace
 
 Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
-    : id_(id), serial_(++g_team_serial), cfg_(cfg), comm_(std::move(own)), p2p_comm_(mpi::Comm::dup(comm_.get())),
+    : id_(id), serial_(++g_team_serial), cfg_(cfg), comm_(std::move(own)),
+      // Two-sided messages name global units, so only DART_TEAM_ALL carries them.
+      p2p_comm_(id == DART_TEAM_ALL ? mpi::Comm::dup(comm_.get()) : mpi::Comm()),
       load_store_(cfg.shared_memory) {
   mpi_check(MPI_Comm_set_errhandler(comm_.get(), MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   mpi_check(MPI_Comm_rank(comm(), &myid_), "MPI_Comm_rank");

@@ -139,7 +139,9 @@ class Team {
   [[nodiscard]] MPI_Comm node_comm() const noexcept { return node_comm_.get(); }
   // The communicator of dart_send/dart_recv/dart_sendrecv: the user's
   // messages live here alone, so no tag of theirs can match a message of
-  // the runtime's (which uses comm() and communicators of its own).
+  // the runtime's (which uses comm() and communicators of its own). Only
+  // DART_TEAM_ALL has one (MPI_COMM_NULL elsewhere): the calls name global
+  // units.
   [[nodiscard]] MPI_Comm p2p_comm() const noexcept { return p2p_comm_.get(); }
   [[nodiscard]] int myid() const noexcept { return myid_; }
   [[nodiscard]] int size() const noexcept { return size_; }

@@ -38,6 +38,8 @@ void fail_all(ToolState &t, pmix_status_t st) {
     }
 }
 
+bool read_control(ToolState &t);
+
 void lost(ToolState &t, const char *why) {
     if (!t.connected) return;
     log(LogLevel::warn, "pmix_shim tool", "connection to the server lost: %s", why);
@@ -80,7 +82,13 @@ bool flush(ToolState &t) {
             event_add(t.wev, nullptr);
             return false;
         }
-        lost(t, std::strerror(errno));
+        // The server hung up.  Its last frames (the XON it sends before
+        // closing, or a failure status) may still wait in our receive buffer:
+        // act on them first, so the state and the reason are the server's.
+        int err = errno;
+        while (t.connected && read_control(t)) {
+        }
+        if (tool() == &t) lost(t, std::strerror(err));
         return false;
     }
     event_del(t.wev);
@@ -205,15 +213,15 @@ void on_input(evutil_socket_t, short, void *) {
     tool_pump();
 }
 
-void on_sock_read(evutil_socket_t fd, short, void *) {
-    ToolState *tp = tool();
-    if (!tp) return;
-    ToolState &t = *tp;
-    ssize_t n = ::recv(fd, t.rx + t.rx_len, sizeof t.rx - t.rx_len, 0);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+// Reads once from the server and acts on every whole frame received.
+// Returns true when it read something and the connection is still up, so a
+// caller draining the socket knows to read again.
+bool read_control(ToolState &t) {
+    ssize_t n = ::recv(t.fd, t.rx + t.rx_len, sizeof t.rx - t.rx_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
     if (n <= 0) {
         lost(t, n == 0 ? "the server closed the connection" : std::strerror(errno));
-        return;
+        return false;
     }
     t.rx_len += static_cast<size_t>(n);
     size_t off = 0;
@@ -226,7 +234,7 @@ void on_sock_read(evutil_socket_t fd, short, void *) {
                    (type == wire::Type::failure && len == 4));
         if (!ok) {
             lost(t, "malformed message from the server");
-            return;
+            return false;
         }
         if (t.rx_len - off < wire::kHeaderSize + len) break;
         off += wire::kHeaderSize + len;
@@ -235,7 +243,7 @@ void on_sock_read(evutil_socket_t fd, short, void *) {
             log(LogLevel::warn, "pmix_shim tool", "the server's host refused our data (%s)",
                 pmixshim_error_string(st));
             lost(t, "refused by the server");
-            return;
+            return false;
         }
         bool off_now = type == wire::Type::xoff;
         (off_now ? g_stats.xoff_received : g_stats.xon_received)++;
@@ -249,10 +257,15 @@ void on_sock_read(evutil_socket_t fd, short, void *) {
         } else {
             tool_pump();
         }
-        if (!tool()) return;
+        if (tool() != &t) return false;
     }
     std::memmove(t.rx, t.rx + off, t.rx_len - off);
     t.rx_len -= off;
+    return t.connected;
+}
+
+void on_sock_read(evutil_socket_t, short, void *) {
+    if (ToolState *tp = tool()) read_control(*tp);
 }
 
 void on_sock_write(evutil_socket_t, short, void *) { tool_pump(); }

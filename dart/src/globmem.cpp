@@ -126,24 +126,24 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   const int16_t segid = error.empty() ? team.segment_ids().take(true) : int16_t{0};
   if (error.empty() && segid == 0) error = "team " + std::to_string(teamid) + " has no free segment id left";
 
-  // Every member needs every member's size (bounds of remote accesses), so
-  // this agreement is an allgather rather than a reduction.
-  const std::size_t n = static_cast<std::size_t>(team.size());
-  //
   // The window starts at the buffer rounded down to kRegisterAlign: MPICH
   // (ch4:ucx) misplaces data in windows whose base is only 8-byte aligned,
   // and a user may well register &a[1]. Each unit's shift from the window
-  // base to its buffer travels with the agreement.
+  // base to its buffer is part of the agreement.
   const std::size_t shift = bytes > 0 ? reinterpret_cast<std::uintptr_t>(addr) % kRegisterAlign : 0;
-  std::int64_t mine[4] = {static_cast<std::int64_t>(bytes), segid, error.empty() ? 0 : 1,
-                          static_cast<std::int64_t>(shift)};
-  std::vector<std::int64_t> all(4 * n);
-  mpi_check(MPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, team.comm()), "MPI_Allgather");
-  bool anyone_failed = false, ids_agree = true;
-  for (std::size_t u = 0; u < n; ++u) {
-    anyone_failed |= all[4 * u + 2] != 0;
-    ids_agree &= all[4 * u + 1] == segid;
-  }
+  // Agreement in one reduction (MAX over values and their negations gives
+  // maximum and minimum at once): any failure, the same segment id
+  // everywhere, and whether sizes and shifts are the same on every unit.
+  // Only when they differ does every member need every member's values
+  // (bounds and displacements of remote accesses): one allgather more.
+  // A symmetric registration thus costs O(1) memory per segment, not
+  // O(units).
+  const auto b = static_cast<std::int64_t>(bytes), sh = static_cast<std::int64_t>(shift);
+  std::int64_t mine[7] = {error.empty() ? 0 : 1, segid, -std::int64_t{segid}, b, -b, sh, -sh};
+  std::int64_t agreed[7];
+  mpi_check(MPI_Allreduce(mine, agreed, 7, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+  const bool anyone_failed = agreed[0] != 0;
+  const bool ids_agree = agreed[1] == -agreed[2];
   if (!error.empty() || anyone_failed || !ids_agree) {
     if (segid != 0) team.segment_ids().give_back(segid);
     if (!error.empty()) invalid(error);
@@ -159,11 +159,21 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   seg->kind = SegmentKind::Registered;
   seg->id = segid;
   seg->my_base = bytes > 0 ? static_cast<char*>(addr) : nullptr;
-  seg->unit_bytes.resize(n);
-  seg->unit_shift.resize(n);
-  for (std::size_t u = 0; u < n; ++u) {
-    seg->unit_bytes[u] = static_cast<std::size_t>(all[4 * u]);
-    seg->unit_shift[u] = static_cast<std::size_t>(all[4 * u + 3]);
+  if (agreed[3] == -agreed[4] && agreed[5] == -agreed[6]) {
+    seg->unit_bytes = PerUnit<std::size_t>(bytes);
+    seg->unit_shift = PerUnit<std::size_t>(shift);
+  } else {
+    const std::size_t n = static_cast<std::size_t>(team.size());
+    const std::int64_t pair[2] = {b, sh};
+    std::vector<std::int64_t> all(2 * n);
+    mpi_check(MPI_Allgather(pair, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, team.comm()), "MPI_Allgather");
+    std::vector<std::size_t> sizes(n), shifts(n);
+    for (std::size_t u = 0; u < n; ++u) {
+      sizes[u] = static_cast<std::size_t>(all[2 * u]);
+      shifts[u] = static_cast<std::size_t>(all[2 * u + 1]);
+    }
+    seg->unit_bytes = PerUnit<std::size_t>(std::move(sizes));
+    seg->unit_shift = PerUnit<std::size_t>(std::move(shifts));
   }
   try {
     seg->reg_win = mpi::Window::create(seg->my_base ? seg->my_base - shift : nullptr,

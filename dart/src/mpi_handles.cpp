@@ -43,16 +43,8 @@ Window::Window(MPI_Win w) : win_(w) {}
 Window Window::open(MPI_Win w) {
   Window owned(w);
   mpi_check(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
-  MPI_Group group = MPI_GROUP_NULL;
-  mpi_check(MPI_Win_get_group(w, &group), "MPI_Win_get_group");
-  int size = 0;
-  const int rc = MPI_Group_size(group, &size);
-  MPI_Group_free(&group);
-  mpi_check(rc, "MPI_Group_size");
   owned.issued_ = std::make_unique<Issued>();
-  owned.issued_->size = static_cast<std::size_t>(size);
-  owned.issued_->rank = std::make_unique<std::atomic<bool>[]>(owned.issued_->size);
-  for (std::size_t r = 0; r < owned.issued_->size; ++r) owned.issued_->rank[r].store(false);
+  for (auto& s : owned.issued_->slot) s.store(kFree, std::memory_order_relaxed);
   mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
   return owned;
 }
@@ -79,10 +71,46 @@ Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
   return open(w);
 }
 
+void Window::note_issued(int rank) noexcept {
+  Issued& is = *issued_;
+  bool noted = is.overflow.load(std::memory_order_acquire);
+  for (int i = 0; !noted && i < kSlots; ++i) noted = is.slot[static_cast<std::size_t>(i)].load(std::memory_order_acquire) == rank;
+  for (int i = 0; !noted && i < kSlots; ++i) {
+    int expected = kFree;
+    noted = is.slot[static_cast<std::size_t>(i)].compare_exchange_strong(expected, rank, std::memory_order_acq_rel);
+  }
+  if (!noted) is.overflow.store(true, std::memory_order_release);
+  is.any.store(true, std::memory_order_release);
+}
+
+bool Window::take_issued_slow(int rank) noexcept {
+  Issued& is = *issued_;
+  // Past the bound nothing is known per target: flush, and keep the mark
+  // for the others until a flush_all.
+  if (is.overflow.load(std::memory_order_acquire)) return true;
+  bool found = false;
+  // Two threads may have noted the same target in two slots: clear all.
+  for (auto& s : is.slot) {
+    int expected = rank;
+    found |= s.compare_exchange_strong(expected, kFree, std::memory_order_acq_rel);
+  }
+  return found;
+}
+
+bool Window::issued(int rank) const noexcept {
+  const Issued& is = *issued_;
+  if (!is.any.load(std::memory_order_acquire)) return false;
+  if (is.overflow.load(std::memory_order_acquire)) return true;
+  for (const auto& s : is.slot)
+    if (s.load(std::memory_order_acquire) == rank) return true;
+  return false;
+}
+
 bool Window::take_issued_all() noexcept {
-  if (!issued_->any.load(std::memory_order_acquire) || !issued_->any.exchange(false, std::memory_order_acq_rel))
-    return false;
-  for (std::size_t r = 0; r < issued_->size; ++r) issued_->rank[r].store(false, std::memory_order_release);
+  Issued& is = *issued_;
+  if (!is.any.load(std::memory_order_acquire) || !is.any.exchange(false, std::memory_order_acq_rel)) return false;
+  is.overflow.store(false, std::memory_order_release);
+  for (auto& s : is.slot) s.store(kFree, std::memory_order_release);
   return true;
 }
 

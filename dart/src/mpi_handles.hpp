@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -88,39 +89,44 @@ class Window {
   void reset() noexcept;
   [[nodiscard]] MPI_Win get() const noexcept { return win_; }
 
-  // Whether RMA calls were issued on the window since the last flush, per
-  // target rank. Transfers to units on the node use load/store and never
-  // touch MPI, so most flushes there have nothing to complete; these flags
-  // let them skip MPI_Win_flush (which costs more than the transfer).
-  // Callers mark *after* issuing and take *before* flushing, so an
+  // Which targets had RMA calls issued on the window since their last
+  // flush. Transfers to units on the node use load/store and never touch
+  // MPI, so most flushes there have nothing to complete; this record lets
+  // them skip MPI_Win_flush (which costs more than the transfer).
+  //
+  // The record is bounded, whatever the size of the team: up to kSlots
+  // distinct targets are remembered exactly; beyond that it only says
+  // "some", and every flush goes to MPI until the next flush_all clears
+  // it. A program that talks to many targets between flushes pays what
+  // raw MPI pays; nobody pays memory per unit of the job.
+  //
+  // Callers note *after* issuing and take *before* flushing, so an
   // operation is either seen by a flush or issued after it started.
-  void note_issued(int rank) noexcept {
-    issued_->rank[static_cast<std::size_t>(rank)].store(true, std::memory_order_release);
-    issued_->any.store(true, std::memory_order_release);
-  }
-  // Clears and returns the flag of `rank` (for MPI_Win_flush).
+  void note_issued(int rank) noexcept;
+  // Clears and returns whether `rank` needs MPI_Win_flush.
   [[nodiscard]] bool take_issued(int rank) noexcept {
-    // A plain load first: the locked exchange costs more than the rest of
-    // a flush, and on-node work never sets the flag.
-    auto& flag = issued_->rank[static_cast<std::size_t>(rank)];
-    return flag.load(std::memory_order_acquire) && flag.exchange(false, std::memory_order_acq_rel);
+    // A plain load first: on-node work never sets anything.
+    return issued_->any.load(std::memory_order_acquire) && take_issued_slow(rank);
   }
-  // Clears and returns the flags of all ranks (for MPI_Win_flush_all).
+  // Clears and returns whether anything needs MPI_Win_flush_all.
   [[nodiscard]] bool take_issued_all() noexcept;
   // Reads without clearing: local completion leaves remote completion due.
-  [[nodiscard]] bool issued(int rank) const noexcept {
-    return issued_->rank[static_cast<std::size_t>(rank)].load(std::memory_order_acquire);
-  }
+  [[nodiscard]] bool issued(int rank) const noexcept;
   [[nodiscard]] bool issued_any() const noexcept { return issued_->any.load(std::memory_order_acquire); }
+  // Heap bytes of the record (0 for a null window).
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept { return issued_ ? sizeof(Issued) : 0; }
 
  private:
+  static constexpr int kSlots = 8;
+  static constexpr int kFree = -1;
   struct Issued {
-    std::atomic<bool> any{false};
-    std::unique_ptr<std::atomic<bool>[]> rank;
-    std::size_t size = 0;
+    std::atomic<bool> any{false};       // something may be unflushed
+    std::atomic<bool> overflow{false};  // more targets than slots
+    std::array<std::atomic<int>, kSlots> slot{};
   };
   explicit Window(MPI_Win w);
   static Window open(MPI_Win w);
+  bool take_issued_slow(int rank) noexcept;
   MPI_Win win_ = MPI_WIN_NULL;
   std::unique_ptr<Issued> issued_;
 };

@@ -32,6 +32,13 @@ class RangeAllocator {
   [[nodiscard]] bool empty() const noexcept { return live_.empty(); }
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
 
+  // Heap bytes of the bookkeeping (one tree node per free and per live range).
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept {
+    // A std::map node holds its value and three links and a colour word.
+    constexpr std::size_t kNode = sizeof(std::pair<const std::size_t, std::size_t>) + 4 * sizeof(void*);
+    return (free_.size() + live_.size()) * kNode;
+  }
+
  private:
   std::size_t capacity_;
   std::map<std::size_t, std::size_t> free_;  // offset -> length, disjoint, coalesced

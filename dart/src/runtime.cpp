@@ -108,6 +108,10 @@ void Runtime::reap_requests(bool wait) {
   have_orphans_.store(false, std::memory_order_release);
 }
 
+std::size_t Runtime::fixed_metadata_bytes() const noexcept {
+  return sizeof(Runtime) + teams_.capacity() * sizeof(Team*) + (local_pool_ ? local_pool_->metadata_bytes() : 0);
+}
+
 std::vector<dart_team_t> Runtime::team_ids() const {
   std::vector<dart_team_t> ids;
   ids.reserve(owned_teams_.size());

@@ -31,6 +31,7 @@ class Runtime {
   [[nodiscard]] int myid() const noexcept { return world_->myid(); }
   [[nodiscard]] int size() const noexcept { return world_->size(); }
   Team& world() noexcept { return *world_; }
+  [[nodiscard]] const Team& world() const noexcept { return *world_; }
 
   // The team with `id` of which the caller is a member, or nullptr.
   [[nodiscard]] Team* find_team(dart_team_t id) const noexcept {
@@ -43,6 +44,8 @@ class Runtime {
   static constexpr std::size_t kMaxTeams = 32768;
   // Ids of the live teams the caller belongs to, DART_TEAM_ALL excluded.
   [[nodiscard]] std::vector<dart_team_t> team_ids() const;
+  // Heap bytes of the runtime's tables of fixed size (dart_stats_metadata).
+  [[nodiscard]] std::size_t fixed_metadata_bytes() const noexcept;
   // Makes `team` known under its id (the caller is a member).
   void add_team(std::unique_ptr<Team> team);
   // Destroys a team created by add_team. Collective over its members.

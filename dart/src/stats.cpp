@@ -41,6 +41,26 @@ dart_ret_t dart_stats_get(dart_stats_t* out) {
   });
 }
 
+dart_ret_t dart_stats_metadata(dart_metadata_t* md) {
+  return entry("dart_stats_metadata", [&] {
+    require(md, "md");
+    const Runtime& r = rt();
+    dart_metadata_t out{};
+    auto add = [&](const Team& t) {
+      const Team::Metadata m = t.metadata();
+      ++out.teams;
+      out.segments += m.segments;
+      out.team_bytes += m.team_bytes;
+      out.segment_bytes += m.segment_bytes;
+    };
+    add(r.world());
+    for (dart_team_t id : r.team_ids())
+      if (const Team* t = r.find_team(id)) add(*t);
+    out.runtime_bytes = r.fixed_metadata_bytes();
+    *md = out;
+  });
+}
+
 dart_ret_t dart_stats_reset() {
   return entry("dart_stats_reset", [&] {
     (void)rt();

@@ -58,6 +58,13 @@ std::vector<int16_t> SegmentTable::ids() const {
   return out;
 }
 
+std::size_t SegmentTable::metadata_bytes() const noexcept {
+  std::size_t n = 0;
+  for (const auto& p : pages_)
+    if (p.load(std::memory_order_acquire)) n += sizeof(Page);
+  return n;
+}
+
 int16_t SegmentIds::take(bool registered) {
   auto& pool = registered ? free_reg_ : free_alloc_;
   if (!pool.empty()) {
@@ -117,8 +124,7 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
     on_one_host_ = host_size == size_;
   }
 
-  // Team rank -> node rank: translate the node group into the team group.
-  node_rank_of_.assign(static_cast<std::size_t>(size_), -1);
+  // Node rank -> team rank: translate the node group into the team group.
   // Team rank -> global unit likewise, with the group of MPI_COMM_WORLD.
   MPI_Group team_group = MPI_GROUP_NULL;
   MPI_Group node_group = MPI_GROUP_NULL;
@@ -130,24 +136,53 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
   int rc = MPI_Group_translate_ranks(node_group, node_size_, node_ranks.data(), team_group, team_ranks.data());
-  std::vector<int> all_ranks(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) all_ranks[static_cast<std::size_t>(r)] = r;
-  global_unit_of_.assign(static_cast<std::size_t>(size_), -1);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Group_translate_ranks(team_group, size_, all_ranks.data(), world_group, global_unit_of_.data());
+  // The global ids are only needed while the map is built: a team whose
+  // members follow a formula keeps the formula.
+  std::vector<int> globals;
+  if (rc == MPI_SUCCESS && id == DART_TEAM_ALL) {
+    globals.resize(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
+  } else if (rc == MPI_SUCCESS) {
+    std::vector<int> all_ranks(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) all_ranks[static_cast<std::size_t>(r)] = r;
+    globals.assign(static_cast<std::size_t>(size_), -1);
+    rc = MPI_Group_translate_ranks(team_group, size_, all_ranks.data(), world_group, globals.data());
+  }
   MPI_Group_free(&team_group);
   MPI_Group_free(&node_group);
   MPI_Group_free(&world_group);
   mpi_check(rc, "MPI_Group_translate_ranks");
-  for (int r = 0; r < node_size_; ++r)
-    node_rank_of_[static_cast<std::size_t>(team_ranks[static_cast<std::size_t>(r)])] = r;
+  // Node ranks follow team ranks (key = myid above), so both lists ascend.
+  node_members_ = RankMap(std::move(team_ranks));
+  members_ = RankMap(std::move(globals));
 }
 
 Team::~Team() = default;
 
-int Team::team_unit_of(int global) const noexcept {
-  const auto pos = std::lower_bound(global_unit_of_.begin(), global_unit_of_.end(), global);
-  return pos != global_unit_of_.end() && *pos == global ? static_cast<int>(pos - global_unit_of_.begin()) : -1;
+int Team::team_unit_of(int global) const noexcept { return members_.index_of(global); }
+
+std::size_t Segment::metadata_bytes() const noexcept {
+  std::size_t n = sizeof(Segment) + unit_bytes.heap_bytes() + unit_shift.heap_bytes();
+  if (reg_win.get() != MPI_WIN_NULL) n += reg_win.metadata_bytes();
+  if (own_chunk) n += sizeof(Chunk) + own_chunk->metadata_bytes();
+  return n;
+}
+
+std::size_t Chunk::metadata_bytes() const noexcept {
+  return team_disp.heap_bytes() + node_base.capacity() * sizeof(char*) + node_disp.capacity() * sizeof(std::size_t) +
+         ranges.metadata_bytes() + shm_win.metadata_bytes() + team_win.metadata_bytes();
+}
+
+Team::Metadata Team::metadata() const {
+  Metadata m;
+  m.team_bytes = sizeof(Team) + node_members_.heap_bytes() + members_.heap_bytes() + segments_.metadata_bytes();
+  for (const auto& c : heap_) m.team_bytes += sizeof(Chunk) + c->metadata_bytes();
+  for (int16_t id : segments_.ids())
+    if (const Segment* s = segments_.find(id)) {
+      ++m.segments;
+      m.segment_bytes += s->metadata_bytes();
+    }
+  return m;
 }
 
 // Start of a unit's part of a shared window, rounded up to a page. MPI
@@ -173,13 +208,22 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     // cannot share its memory with a node-local shared window anyway.
     chunk->team_win = mpi::Window::allocate(static_cast<MPI_Aint>(bytes + kPage), comm(), &base);
     chunk->my_base = page_aligned(base);
-    // MPI aligns each unit's base differently, so each unit's padding to
-    // the page boundary is exchanged once per chunk.
-    const auto pad = static_cast<unsigned long long>(chunk->my_base - static_cast<char*>(base));
-    std::vector<unsigned long long> pads(static_cast<std::size_t>(size_));
-    mpi_check(MPI_Allgather(&pad, 1, MPI_UNSIGNED_LONG_LONG, pads.data(), 1, MPI_UNSIGNED_LONG_LONG, comm()),
-              "MPI_Allgather");
-    chunk->team_disp.assign(pads.begin(), pads.end());
+    // Each unit's padding to the page boundary is the displacement of its
+    // part. MPI usually hands out page-aligned memory, so one reduction
+    // (maximum and negated minimum) finds the common case of one padding
+    // for all, kept as one word; only differing paddings are gathered into
+    // a table of one per unit.
+    const auto pad = static_cast<long long>(chunk->my_base - static_cast<char*>(base));
+    const long long mine[2] = {pad, -pad};
+    long long range[2] = {0, 0};
+    mpi_check(MPI_Allreduce(mine, range, 2, MPI_LONG_LONG, MPI_MAX, comm()), "MPI_Allreduce");
+    if (range[0] == -range[1]) {
+      chunk->team_disp = PerUnit<std::size_t>(static_cast<std::size_t>(pad));
+    } else {
+      std::vector<long long> pads(static_cast<std::size_t>(size_));
+      mpi_check(MPI_Allgather(&pad, 1, MPI_LONG_LONG, pads.data(), 1, MPI_LONG_LONG, comm()), "MPI_Allgather");
+      chunk->team_disp = PerUnit<std::size_t>(std::vector<std::size_t>(pads.begin(), pads.end()));
+    }
     chunk->node_base.assign(static_cast<std::size_t>(node_size_), nullptr);
     chunk->node_base[static_cast<std::size_t>(node_rank_)] = chunk->my_base;
     return chunk;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "mpi_handles.hpp"
+#include "per_unit.hpp"
 #include "range_allocator.hpp"
 
 #include <dash/dart/if/dart_types.h>
@@ -32,7 +33,7 @@ struct Chunk {
   std::size_t bytes = 0;           // per unit
   mpi::Window shm_win;             // teams on one node: over the node communicator
   mpi::Window team_win;            // teams across nodes: over the team communicator
-  std::vector<std::size_t> team_disp;  // per team unit: displacement of its aligned part in team_win
+  PerUnit<std::size_t> team_disp;  // per team unit: displacement of its aligned part in team_win
   char* my_base = nullptr;         // this unit's part
   std::vector<char*> node_base;    // aligned part of each unit of the node, by node rank
   // Displacement of node_base[r] within unit r's part of shm_win (the
@@ -41,6 +42,8 @@ struct Chunk {
   RangeAllocator ranges;           // symmetric offsets of heap segments
 
   explicit Chunk(std::size_t n) : bytes(n), ranges(n) {}
+  // Heap bytes of the bookkeeping beyond the object itself.
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept;
 };
 
 enum class SegmentKind { LocalPool, Heap, Registered };
@@ -59,8 +62,8 @@ struct Segment {
   // Registered memory: the window over the users' buffers and each unit's
   // registered size.
   mpi::Window reg_win;
-  std::vector<std::size_t> unit_bytes;
-  std::vector<std::size_t> unit_shift;  // window displacement of each unit's buffer
+  PerUnit<std::size_t> unit_bytes;
+  PerUnit<std::size_t> unit_shift;  // window displacement of each unit's buffer
   char* my_base = nullptr;  // start of the caller's portion
   std::atomic<uint16_t> flags{0};
 
@@ -68,6 +71,8 @@ struct Segment {
   [[nodiscard]] std::size_t portion_bytes(int unit) const {
     return kind == SegmentKind::Registered ? unit_bytes[static_cast<std::size_t>(unit)] : bytes;
   }
+  // Heap bytes of the segment's own bookkeeping (not its memory, not MPI's).
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept;
 };
 
 // Live segments of a team, indexed by segment id (int16_t). Two levels of
@@ -92,6 +97,8 @@ class SegmentTable {
   // Ids of all live segments in ascending order of their 16-bit pattern
   // (the same order on every member).
   [[nodiscard]] std::vector<int16_t> ids() const;
+  // Heap bytes of the table itself (its pages).
+  [[nodiscard]] std::size_t metadata_bytes() const noexcept;
 
  private:
   struct Page {
@@ -132,7 +139,7 @@ class Team {
   // reused after dart_team_destroy); unique within the process.
   [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
   // Global unit ids of the members in team order (ascending).
-  [[nodiscard]] const std::vector<int>& global_units() const noexcept { return global_unit_of_; }
+  [[nodiscard]] std::vector<int> global_units() const { return members_.values(); }
   // Team unit id of global unit `g`, or -1 when it is not a member.
   [[nodiscard]] int team_unit_of(int global) const noexcept;
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
@@ -154,14 +161,20 @@ class Team {
   // accessed through MPI RMA, so that path can be tested on one node.
   [[nodiscard]] bool load_store() const noexcept { return load_store_; }
   // Node rank of team unit `unit`, or -1 when it is on another node.
-  [[nodiscard]] int node_rank_of(int unit) const noexcept {
-    return node_rank_of_[static_cast<std::size_t>(unit)];
-  }
+  [[nodiscard]] int node_rank_of(int unit) const noexcept { return node_members_.index_of(unit); }
 
   // Global unit id (rank in DART_TEAM_ALL) of team unit `unit`.
-  [[nodiscard]] int global_unit(int unit) const noexcept {
-    return global_unit_of_[static_cast<std::size_t>(unit)];
-  }
+  [[nodiscard]] int global_unit(int unit) const noexcept { return members_[unit]; }
+
+  // Heap bytes of the runtime's bookkeeping for this team (not the memory
+  // it holds, not MPI's): the team with its heap chunks and segment table,
+  // and its live segments.
+  struct Metadata {
+    std::size_t team_bytes = 0;
+    std::size_t segments = 0;
+    std::size_t segment_bytes = 0;
+  };
+  [[nodiscard]] Metadata metadata() const;
 
   SegmentTable& segments() noexcept { return segments_; }
   SegmentIds& segment_ids() noexcept { return segment_ids_; }
@@ -191,8 +204,11 @@ class Team {
   bool single_node_ = true;
   bool on_one_host_ = true;
   bool load_store_ = true;
-  std::vector<int> node_rank_of_;
-  std::vector<int> global_unit_of_;
+  // Node rank -> team rank and team rank -> global unit. Both are kept as a
+  // formula when they follow one (README, "Metadata"), so a team costs
+  // O(units on the node) plus O(1), not O(units in the team).
+  RankMap node_members_;
+  RankMap members_;
   std::vector<std::unique_ptr<Chunk>> heap_;
   SegmentTable segments_;
   SegmentIds segment_ids_;

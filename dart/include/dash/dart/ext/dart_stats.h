@@ -43,6 +43,22 @@ dart_ret_t dart_stats_get(dart_stats_t* stats) DART_NOTHROW;
 /* Sets the caller's counters to zero. Not collective. */
 dart_ret_t dart_stats_reset(void) DART_NOTHROW;
 
+/* What the runtime keeps on the caller for its teams and segments: heap
+ * bytes of its own bookkeeping, not the global memory itself and not what
+ * MPI keeps for communicators and windows. Used to show that the cost of a
+ * segment does not grow with the number of units (README, "Metadata"). */
+typedef struct {
+  uint64_t teams;          /* live teams the caller belongs to, DART_TEAM_ALL included */
+  uint64_t segments;       /* live segments of those teams, segment 0 included */
+  uint64_t team_bytes;     /* bookkeeping of those teams (heap chunks, segment tables) */
+  uint64_t segment_bytes;  /* bookkeeping of those segments */
+  uint64_t runtime_bytes;  /* tables of fixed size (team table, local pool) */
+} dart_metadata_t;
+
+/* Fills *md. DART_ERR_INVAL for NULL, DART_ERR_OTHER before dart_init.
+ * Not collective. */
+dart_ret_t dart_stats_metadata(dart_metadata_t* md) DART_NOTHROW;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

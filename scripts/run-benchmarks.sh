@@ -40,6 +40,13 @@ for mpi in openmpi mpich; do
     [ -x "$b/tests/perf/bench_collectives" ] &&
       run "$mpi: bench_collectives, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_collectives"
   done
+  # Memory per unit of a segment, a registration and a team against the
+  # raw MPI window or communicator, and with every unit its own node.
+  for np in "${nps[@]}"; do
+    run "$mpi: bench_metadata, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_metadata"
+  done
+  run "$mpi: bench_metadata, ${nps[-1]} ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" \
+    -np "${nps[-1]}" "$b/tests/perf/bench_metadata"
   # The C++ layer against raw DART calls, and gups with and without the
   # on-node path.
   run "$mpi: bench_cxx, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_cxx"

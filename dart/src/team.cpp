@@ -198,14 +198,13 @@ static char* page_aligned(void* p) {
 std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
   auto chunk = std::make_unique<Chunk>(bytes);
   void* base = nullptr;
-  if (!single_node_) {
-    // A team across nodes (or with DART_SHARED_MEMORY=0) gets one window
-    // allocated by MPI over the whole team, reached only by RMA. MPI picks
-    // its best component for it (Open MPI: osc/sm when the units happen to
-    // share a node), whereas a window created over memory we allocated
-    // (MPI_Win_create) lands on Open MPI 4.1's osc/ucx here, which needs
-    // the target to call into MPI, rejects 1- and 2-byte atomics, and
-    // cannot share its memory with a node-local shared window anyway.
+  if (!single_node_ && !load_store_) {
+    // DART_SHARED_MEMORY=0: one window allocated by MPI over the whole
+    // team, reached only by RMA. MPI picks its best component for it
+    // (Open MPI: osc/sm when the units happen to share a host), whereas a
+    // window created over memory we allocated (MPI_Win_create) lands on
+    // Open MPI 4.1's osc/ucx, which needs the target to call into MPI and
+    // rejects 1- and 2-byte atomics.
     chunk->team_win = mpi::Window::allocate(static_cast<MPI_Aint>(bytes + kPage), comm(), &base);
     chunk->my_base = page_aligned(base);
     // Each unit's padding to the page boundary is the displacement of its
@@ -228,6 +227,9 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     chunk->node_base[static_cast<std::size_t>(node_rank_)] = chunk->my_base;
     return chunk;
   }
+  // The memory of a node's units is one shared-memory window, so units of
+  // one node reach each other by load/store whether or not the team spans
+  // nodes.
   chunk->shm_win = mpi::Window::allocate_shared(static_cast<MPI_Aint>(bytes + kPage), node_comm(), &base);
   chunk->my_base = page_aligned(base);
   chunk->node_base.resize(static_cast<std::size_t>(node_size_));
@@ -239,6 +241,16 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
               "MPI_Win_shared_query");
     chunk->node_base[static_cast<std::size_t>(r)] = page_aligned(peer);
     chunk->node_disp.push_back(static_cast<std::size_t>(page_aligned(peer) - static_cast<char*>(peer)));
+  }
+  if (!single_node_) {
+    // A team across nodes also gets a window over the same memory on the
+    // whole team, for units of other nodes and for every atomic (which
+    // must all go one way to be atomic with respect to each other). Each
+    // unit exposes exactly its aligned part, so displacements need no
+    // table. (Open MPI serves it with osc/ucx, which needs the target to
+    // call MPI: the team starts the progress thread.)
+    chunk->team_win = mpi::Window::create(chunk->my_base, static_cast<MPI_Aint>(bytes), comm());
+    chunk->team_disp = PerUnit<std::size_t>(std::size_t{0});
   }
   return chunk;
 }

@@ -7,8 +7,9 @@
 // osc/ucx (windows over user memory) does so for atomics. A target that
 // computes without calling DART would then stall every unit that reads or
 // updates its memory. While the thread runs, the target polls MPI every
-// DART_PROGRESS_INTERVAL_US microseconds (MPI_Iprobe on a private
-// communicator), which bounds that stall. It needs MPI_THREAD_MULTIPLE.
+// DART_PROGRESS_INTERVAL_US microseconds (MPI_Test of a receive that never
+// matches, on a private communicator), which bounds that stall. It needs
+// MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include "mpi_handles.hpp"

@@ -88,20 +88,11 @@ if [[ $mpi == openmpi ]]; then
   #                     host, and cannot reach across hosts because IPC, PID
   #                     and /dev/shm differ
   #  bind-to none       two simulated hosts share the same 2 cores
-  #  pml_ucx_progress_iterations 1  osc/ucx's incoming operations (TCP has
-  #                     no remote atomics: the target's worker applies them)
-  #                     only progress when opal_progress runs, which pml ucx
-  #                     calls on every 100th probe by default; DART's
-  #                     progress thread probes every 100 us, so a target that
-  #                     waits applied them every 10 ms, and a unit whose
-  #                     threads all wait for such operations hung outright
-  #                     (dart_locks). Every probe now drives osc/ucx too.
   args=(--allow-run-as-root --oversubscribe
         --hostfile "$RIG_DIR/hostfile.ompi" -np "$np" --map-by "ppr:$PPN:node"
         --mca plm_rsh_agent "$HERE/rig-agent"
         --mca oob_tcp_if_include "$RIG_CIDR"
-        --bind-to none
-        --mca pml_ucx_progress_iterations 1)
+        --bind-to none)
   # RIG_OMPI_TRANSPORT replaces the transport choice, for experiments.
   # shellcheck disable=SC2206
   args+=(${RIG_OMPI_TRANSPORT:---mca pml ucx --mca osc sm,ucx

@@ -778,8 +778,8 @@ BOOST_AUTO_TEST_CASE(operations_from_one_origin_take_effect_in_issue_order) {
 
 BOOST_AUTO_TEST_CASE(all_units_hammer_one_location) {
   const bool slow = slow_ranks();
-  const long total = slow ? 10000 : 100000;
-  const long cas_total = slow ? 2000 : 20000;
+  const long total = mpitest::scaled(slow ? 10000 : 100000);
+  const long cas_total = mpitest::scaled(slow ? 2000 : 20000);
   if (slow) BOOST_TEST_MESSAGE("MPICH with more ranks than cores: " << total << " operations instead of 100000");
   hammer<long>(*this, "LONG", total, cas_total, 0);
   hammer<double>(*this, "DOUBLE", total, cas_total, n - 1);

@@ -436,7 +436,7 @@ BOOST_AUTO_TEST_CASE(team_alloc_zero_and_differing_contributions) {
 BOOST_AUTO_TEST_CASE(segment_ids_survive_many_cycles) {
   // More than 2^16 cycles where that is cheap (<= 2 ranks, about 6 us per
   // cycle), fewer where every collective is expensive.
-  const long cycles = n <= 2 ? 70000 : slow_collectives() ? 1000 : 5000;
+  const long cycles = mpitest::scaled(n <= 2 ? 70000 : slow_collectives() ? 1000 : 5000);
   long alloc_failures = 0, free_failures = 0, zero_ids = 0;
   for (long c = 0; c < cycles; ++c) {
     dart_gptr_t g = DART_GPTR_NULL;

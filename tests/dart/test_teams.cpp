@@ -264,7 +264,8 @@ BOOST_AUTO_TEST_CASE(ten_thousand_create_destroy_cycles) {
   const bool member = me < (n + 1) / 2;
   int failures = 0;
   dart_team_t seen = DART_TEAM_NULL;
-  for (int cycle = 0; cycle < 10000 && failures == 0; ++cycle) {
+  const long cycles = mpitest::scaled(10000);
+  for (long cycle = 0; cycle < cycles && failures == 0; ++cycle) {
     dart_team_t t = DART_TEAM_NULL;
     if (dart_team_create(DART_TEAM_ALL, g, &t) != DART_OK) ++failures;
     if (member != (t != DART_TEAM_NULL)) ++failures;

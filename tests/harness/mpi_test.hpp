@@ -9,6 +9,8 @@
 #include <boost/test/unit_test.hpp>
 #include <mpi.h>
 
+#include <cstdlib>
+
 namespace mpitest {
 
 // Rank and size of the job, read once by the harness after MPI_Init.
@@ -21,5 +23,18 @@ inline bool is_root() { return world_rank() == 0; }
 // Logical AND of `value` over all ranks of MPI_COMM_WORLD, so a check can
 // assert that something held everywhere (and fail on every rank if not).
 bool all_ranks(bool value);
+
+// `count` repetitions of a loop that exists for volume (hammering, cycles),
+// times DART_TEST_SCALE (default 1, at least 1 repetition). The cross-host
+// runs set it below 1: there each remote operation costs tens of
+// microseconds instead of tens of nanoseconds, and what the loop asserts
+// does not depend on its length.
+inline long scaled(long count) {
+  const char* s = std::getenv("DART_TEST_SCALE");
+  const double f = s ? std::atof(s) : 1.0;
+  if (!(f > 0) || f >= 1) return count;
+  const long n = static_cast<long>(static_cast<double>(count) * f);
+  return n > 0 ? n : 1;
+}
 
 }  // namespace mpitest

@@ -61,6 +61,13 @@ require_capable() {
   for t in ip unshare nsenter; do
     command -v "$t" >/dev/null 2>&1 || skip "'$t' not found (Debian: iproute2, util-linux)"
   done
+  # Root is not always enough (a container without CAP_SYS_ADMIN or
+  # CAP_NET_ADMIN): try what the rig does before making anything.
+  unshare --net --uts --ipc --pid --mount --fork true 2>/dev/null ||
+    skip "cannot create network/UTS/IPC/PID/mount namespaces here"
+  local probe=dartprobe$$
+  ip link add name "$probe" type bridge 2>/dev/null || skip "cannot create a bridge here (no CAP_NET_ADMIN?)"
+  ip link del "$probe" 2>/dev/null || true
 }
 
 # Start time of a pid in clock ticks since boot (field 22 of /proc/PID/stat),

@@ -1,0 +1,58 @@
+# Launcher arguments for a job on the rig, shared by run-multihost.sh and
+# rig-launcher (sourced, not run).
+#
+#   rig_launch_args <openmpi|mpich> <np> <ppn>
+# sets `launcher` (the real mpirun/mpiexec) and `args` (its options for the
+# rig, without the program). Needs the rig's state (RIG_DIR, RIG_CIDR,
+# RIG_BRIDGE_ADDR, ...) in the environment and HERE = scripts/rig.
+# Returns 77 (skip) for MPICH unless RIG_MPICH=force.
+rig_launch_args() {
+  local mpi=$1 np=$2 PPN=$3
+  case $mpi in
+    openmpi) launcher=mpirun.openmpi ;;
+    mpich)   launcher=mpiexec.mpich ;;
+    *) echo "rig: MPI must be openmpi or mpich" >&2; return 2 ;;
+  esac
+  if [[ $mpi == openmpi ]]; then
+    # Why each flag (each checked on this machine; README "Multi-host rig"):
+    #  plm_rsh_agent      the rig's ssh stand-in starts orted on each host
+    #  oob_tcp_if_include the runtime's own traffic only on the rig's subnet
+    #  pml ucx, osc sm,ucx  the one one-sided path across hosts that works for
+    #                     an MPI_THREAD_MULTIPLE program (DART's harness and
+    #                     progress thread ask for it): osc/rdma over btl tcp
+    #                     fails MPI_Win_allocate across hosts, and osc/pt2pt
+    #                     refuses MPI_THREAD_MULTIPLE in Open MPI 4.1.
+    #  pml/osc_ucx_tls any, _devices any  Debian's defaults accept only
+    #                     InfiniBand devices; without them pml ucx cannot be
+    #                     selected at all
+    #  UCX_NET_DEVICES=eth0  UCX's TCP only on the rig's interface (not lo);
+    #                     its shared-memory transports stay on for units of one
+    #                     host, and cannot reach across hosts because IPC, PID
+    #                     and /dev/shm differ
+    #  bind-to none       two simulated hosts share the same 2 cores
+    args=(--allow-run-as-root --oversubscribe
+          --hostfile "$RIG_DIR/hostfile.ompi" -np "$np" --map-by "ppr:$PPN:node"
+          --mca plm_rsh_agent "$HERE/rig-agent"
+          --mca oob_tcp_if_include "$RIG_CIDR"
+          --bind-to none)
+    # RIG_OMPI_TRANSPORT replaces the transport choice, for experiments.
+    # shellcheck disable=SC2206
+    args+=(${RIG_OMPI_TRANSPORT:---mca pml ucx --mca osc sm,ucx
+           --mca pml_ucx_tls any --mca pml_ucx_devices any
+           --mca osc_ucx_tls any --mca osc_ucx_devices any
+           -x UCX_NET_DEVICES=eth0})
+    for v in $(compgen -e | grep '^DART_' || true); do args+=(-x "$v"); done
+  else
+    if [[ ${RIG_MPICH:-} != force ]]; then
+      echo "rig: SKIP: ${RIG_MPICH_REASON:-MPICH 4.0.2 (Debian 12) across hosts is unreliable here; set RIG_MPICH=force to run anyway}" >&2
+      return 77
+    fi
+    # hydra: the rsh launcher with our agent; -localhost: the address proxies
+    # connect back to (this machine's own name resolves to eth0, which the
+    # hosts cannot reach). UCX: TCP over the rig's eth0 and loopback to self.
+    export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
+    args=(-launcher rsh -launcher-exec "$HERE/rig-agent"
+          -f "$RIG_DIR/hostfile.hydra" -localhost "$RIG_BRIDGE_ADDR"
+          -n "$np" -ppn "$PPN")
+  fi
+}

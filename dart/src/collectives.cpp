@@ -70,68 +70,23 @@ namespace {
 
 // ---- owners of the MPI objects a call creates -------------------------------------
 
-class Datatype {
- public:
-  Datatype() = default;
-  Datatype(Datatype&& o) noexcept : t_(std::exchange(o.t_, MPI_DATATYPE_NULL)) {}
-  Datatype& operator=(Datatype&& o) noexcept {
-    if (this != &o) {
-      reset();
-      t_ = std::exchange(o.t_, MPI_DATATYPE_NULL);
-    }
-    return *this;
-  }
-  Datatype(const Datatype&) = delete;
-  Datatype& operator=(const Datatype&) = delete;
-  ~Datatype() { reset(); }
+using mpi::Datatype;
+using mpi::Op;
 
-  // Takes a freshly built type and commits it (it is freed even if the
-  // commit fails).
-  static Datatype commit(MPI_Datatype t) {
-    Datatype owned;
-    owned.t_ = t;
-    mpi_check(MPI_Type_commit(&owned.t_), "MPI_Type_commit");
-    return owned;
-  }
-  [[nodiscard]] MPI_Datatype get() const noexcept { return t_; }
+// Takes a freshly built type and commits it (it is freed even if the
+// commit fails).
+Datatype commit_type(MPI_Datatype t) {
+  const int rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) MPI_Type_free(&t);
+  mpi_check(rc, "MPI_Type_commit");
+  return Datatype(t);
+}
 
- private:
-  void reset() noexcept {
-    if (t_ != MPI_DATATYPE_NULL) MPI_Type_free(&t_);
-    t_ = MPI_DATATYPE_NULL;
-  }
-  MPI_Datatype t_ = MPI_DATATYPE_NULL;
-};
-
-class Op {
- public:
-  Op() = default;
-  Op(Op&& o) noexcept : op_(std::exchange(o.op_, MPI_OP_NULL)) {}
-  Op& operator=(Op&& o) noexcept {
-    if (this != &o) {
-      reset();
-      op_ = std::exchange(o.op_, MPI_OP_NULL);
-    }
-    return *this;
-  }
-  Op(const Op&) = delete;
-  Op& operator=(const Op&) = delete;
-  ~Op() { reset(); }
-
-  static Op create(MPI_User_function* fn, bool commute) {
-    Op owned;
-    mpi_check(MPI_Op_create(fn, commute ? 1 : 0, &owned.op_), "MPI_Op_create");
-    return owned;
-  }
-  [[nodiscard]] MPI_Op get() const noexcept { return op_; }
-
- private:
-  void reset() noexcept {
-    if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
-    op_ = MPI_OP_NULL;
-  }
-  MPI_Op op_ = MPI_OP_NULL;
-};
+Op create_op(MPI_User_function* fn, bool commute) {
+  Op owned;
+  mpi_check(MPI_Op_create(fn, commute ? 1 : 0, owned.out()), "MPI_Op_create");
+  return owned;
+}
 
 // ---- elements, pieces, buffers ------------------------------------------------------
 
@@ -159,7 +114,7 @@ Elem elem_of(dart_datatype_t dtype) {
   }
   MPI_Datatype run = MPI_DATATYPE_NULL;
   mpi_check(MPI_Type_contiguous(static_cast<int>(e.bytes), MPI_BYTE, &run), "MPI_Type_contiguous");
-  e.owned = Datatype::commit(run);
+  e.owned = commit_type(run);
   e.type = e.owned.get();
   return e;
 }
@@ -215,7 +170,7 @@ BlockPiece block_piece(const Elem& e, std::size_t block, int n) {
   const int rc = MPI_Type_create_resized(run, 0, static_cast<MPI_Aint>(block * e.bytes), &resized);
   MPI_Type_free(&run);
   mpi_check(rc, "MPI_Type_create_resized");
-  p.owned = Datatype::commit(resized);
+  p.owned = commit_type(resized);
   p.count = 1;
   p.type = p.owned.get();
   return p;
@@ -793,7 +748,7 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
               ", not " + type_name(dtype));
     red.elem = elem_of(dtype);
     red.count = nelem;
-    red.owned = Op::create(&apply_user_op, red.user.commute);
+    red.owned = create_op(&apply_user_op, red.user.commute);
     red.op = red.owned.get();
     return red;
   }
@@ -816,11 +771,11 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
         invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
       MPI_Datatype pair = MPI_DATATYPE_NULL;
       mpi_check(MPI_Type_contiguous(2, basic_mpi_type(dtype), &pair), "MPI_Type_contiguous");
-      red.elem.owned = Datatype::commit(pair);
+      red.elem.owned = commit_type(pair);
       red.elem.type = red.elem.owned.get();
       red.elem.bytes = 2 * basic_type_size(dtype);
       red.count = nelem / 2;
-      red.owned = Op::create(minmax_function(dtype), true);
+      red.owned = create_op(minmax_function(dtype), true);
       red.op = red.owned.get();
       return red;
     }

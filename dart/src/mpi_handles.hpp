@@ -17,31 +17,73 @@
 
 namespace dart::mpi {
 
-class Comm {
+// Move-only owner of one MPI handle; `Traits` names the handle type, its
+// null value and its free call. Every kind of handle the runtime owns is
+// one instance, so the rules above hold for all of them in one place.
+template <class Traits>
+class Owned {
  public:
-  Comm() = default;
-  explicit Comm(MPI_Comm c) : comm_(c) {}
-  Comm(Comm&& o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
-  Comm& operator=(Comm&& o) noexcept {
-    if (this != &o) { reset(); comm_ = std::exchange(o.comm_, MPI_COMM_NULL); }
+  using Handle = typename Traits::Handle;
+  Owned() = default;
+  explicit Owned(Handle h) noexcept : h_(h) {}
+  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, Traits::null())) {}
+  Owned& operator=(Owned&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, Traits::null());
+    }
     return *this;
   }
-  Comm(const Comm&) = delete;
-  Comm& operator=(const Comm&) = delete;
-  ~Comm() { reset(); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() { reset(); }
 
   void reset() noexcept {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-    comm_ = MPI_COMM_NULL;
+    if (h_ != Traits::null()) Traits::free(&h_);
+    h_ = Traits::null();
   }
-  [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
+  [[nodiscard]] Handle get() const noexcept { return h_; }
+  // Where a creating call writes the new handle (the old one is freed).
+  [[nodiscard]] Handle* out() noexcept {
+    reset();
+    return &h_;
+  }
 
+ private:
+  Handle h_ = Traits::null();
+};
+
+struct CommTraits {
+  using Handle = MPI_Comm;
+  static Handle null() noexcept { return MPI_COMM_NULL; }
+  static void free(Handle* h) noexcept { MPI_Comm_free(h); }
+};
+struct GroupTraits {
+  using Handle = MPI_Group;
+  static Handle null() noexcept { return MPI_GROUP_NULL; }
+  static void free(Handle* h) noexcept { MPI_Group_free(h); }
+};
+struct DatatypeTraits {
+  using Handle = MPI_Datatype;
+  static Handle null() noexcept { return MPI_DATATYPE_NULL; }
+  static void free(Handle* h) noexcept { MPI_Type_free(h); }
+};
+struct OpTraits {
+  using Handle = MPI_Op;
+  static Handle null() noexcept { return MPI_OP_NULL; }
+  static void free(Handle* h) noexcept { MPI_Op_free(h); }
+};
+
+using Group = Owned<GroupTraits>;
+using Datatype = Owned<DatatypeTraits>;
+using Op = Owned<OpTraits>;
+
+class Comm : public Owned<CommTraits> {
+ public:
+  using Owned::Owned;
   // Duplicate of `base` for the runtime's private use, with errors returned
   // to the caller instead of aborting.
   static Comm dup(MPI_Comm base);
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 class Info {

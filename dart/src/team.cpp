@@ -126,32 +126,26 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
 
   // Node rank -> team rank: translate the node group into the team group.
   // Team rank -> global unit likewise, with the group of MPI_COMM_WORLD.
-  MPI_Group team_group = MPI_GROUP_NULL;
-  MPI_Group node_group = MPI_GROUP_NULL;
-  MPI_Group world_group = MPI_GROUP_NULL;
-  mpi_check(MPI_Comm_group(comm(), &team_group), "MPI_Comm_group");
-  mpi_check(MPI_Comm_group(node, &node_group), "MPI_Comm_group");
-  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &world_group), "MPI_Comm_group");
+  mpi::Group team_group, node_group, world_group;
+  mpi_check(MPI_Comm_group(comm(), team_group.out()), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(node, node_group.out()), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, world_group.out()), "MPI_Comm_group");
   std::vector<int> node_ranks(static_cast<std::size_t>(node_size_));
   std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
-  int rc = MPI_Group_translate_ranks(node_group, node_size_, node_ranks.data(), team_group, team_ranks.data());
+  mpi_check(MPI_Group_translate_ranks(node_group.get(), node_size_, node_ranks.data(), team_group.get(),
+                                      team_ranks.data()),
+            "MPI_Group_translate_ranks");
   // The global ids are only needed while the map is built: a team whose
   // members follow a formula keeps the formula.
-  std::vector<int> globals;
-  if (rc == MPI_SUCCESS && id == DART_TEAM_ALL) {
-    globals.resize(static_cast<std::size_t>(size_));
-    for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
-  } else if (rc == MPI_SUCCESS) {
-    std::vector<int> all_ranks(static_cast<std::size_t>(size_));
-    for (int r = 0; r < size_; ++r) all_ranks[static_cast<std::size_t>(r)] = r;
-    globals.assign(static_cast<std::size_t>(size_), -1);
-    rc = MPI_Group_translate_ranks(team_group, size_, all_ranks.data(), world_group, globals.data());
+  std::vector<int> globals(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
+  if (id != DART_TEAM_ALL) {
+    const std::vector<int> team_ranks_all = globals;  // 0 .. size-1
+    mpi_check(MPI_Group_translate_ranks(team_group.get(), size_, team_ranks_all.data(), world_group.get(),
+                                        globals.data()),
+              "MPI_Group_translate_ranks");
   }
-  MPI_Group_free(&team_group);
-  MPI_Group_free(&node_group);
-  MPI_Group_free(&world_group);
-  mpi_check(rc, "MPI_Group_translate_ranks");
   // Node ranks follow team ranks (key = myid above), so both lists ascend.
   node_members_ = RankMap(std::move(team_ranks));
   members_ = RankMap(std::move(globals));

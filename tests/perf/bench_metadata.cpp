@@ -32,6 +32,8 @@
 // a buffer in the middle of a round.
 //
 // Usage: mpirun -np <n> bench_metadata [--objects K] [--rounds N] [--bytes N] [--large-bytes N]
+#include "bench_options.hpp"
+
 #include <dash/dart/ext/dart_stats.h>
 #include <dash/dart/if/dart.h>
 
@@ -89,17 +91,6 @@ dart_metadata_t metadata() {
 
 double bookkeeping(const dart_metadata_t& m) {
   return static_cast<double>(m.team_bytes + m.segment_bytes + m.runtime_bytes);
-}
-
-std::string human(std::size_t bytes) {
-  char s[32];
-  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
-    std::snprintf(s, sizeof s, "%zu MiB", bytes >> 20);
-  else if (bytes >= 1024 && bytes % 1024 == 0)
-    std::snprintf(s, sizeof s, "%zu KiB", bytes >> 10);
-  else
-    std::snprintf(s, sizeof s, "%zu B", bytes);
-  return s;
 }
 
 // One kind of object: make(i) creates object i, drop(i) frees it; both
@@ -277,10 +268,10 @@ int main(int argc, char** argv) {
     rows.push_back(Row{what, median(book), median(heap), median(raw_heap)});
   };
 
-  measure("(a) segment, " + human(o.bytes) + " per unit", false, dart_segments(o.bytes), raw_allocations(o.bytes));
-  measure("(a) segment, " + human(o.large_bytes) + " per unit", false, dart_segments(o.large_bytes),
+  measure("(a) segment, " + bench::human(o.bytes) + " per unit", false, dart_segments(o.bytes), raw_allocations(o.bytes));
+  measure("(a) segment, " + bench::human(o.large_bytes) + " per unit", false, dart_segments(o.large_bytes),
           raw_allocations(o.large_bytes));
-  measure("(b) registration, " + human(o.bytes) + " on every unit", true, dart_registrations(o.bytes),
+  measure("(b) registration, " + bench::human(o.bytes) + " on every unit", true, dart_registrations(o.bytes),
           raw_windows(o.bytes));
   measure("(c) registration, size differs per unit", true, dart_registrations(varied_bytes), raw_windows(varied_bytes));
   measure("(d) team of all units", true, dart_teams, raw_comms);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace bench {
 
@@ -24,6 +26,18 @@ inline Options parse_options(int argc, char** argv, Options defaults) {
     else if (!std::strcmp(argv[i], "--max-bytes")) o.max_bytes = std::strtoull(argv[i + 1], nullptr, 10);
   }
   return o;
+}
+
+// A size for a table: "4 MiB", "32 KiB", "8 B" (exact multiples only).
+inline std::string human(std::size_t bytes) {
+  char s[32];
+  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
+    std::snprintf(s, sizeof s, "%zu MiB", bytes >> 20);
+  else if (bytes >= 1024 && bytes % 1024 == 0)
+    std::snprintf(s, sizeof s, "%zu KiB", bytes >> 10);
+  else
+    std::snprintf(s, sizeof s, "%zu B", bytes);
+  return s;
 }
 
 }  // namespace bench

@@ -59,6 +59,7 @@
 namespace {
 
 using bench::Options;
+using bench::human;
 
 Options parse(int argc, char** argv) {
   Options o = bench::parse_options(argc, argv, Options{1000, 30, std::size_t(4) << 20});
@@ -225,17 +226,6 @@ struct RawWindow {
     MPI_Win_free(&win);
   }
 };
-
-std::string human(std::size_t bytes) {
-  char s[32];
-  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
-    std::snprintf(s, sizeof s, "%zu MiB", bytes >> 20);
-  else if (bytes >= 1024 && bytes % 1024 == 0)
-    std::snprintf(s, sizeof s, "%zu KiB", bytes >> 10);
-  else
-    std::snprintf(s, sizeof s, "%zu B", bytes);
-  return s;
-}
 
 // The table head; the third baseline is ld/st with shared memory and
 // MPI_Win_create without.

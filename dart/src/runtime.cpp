@@ -9,7 +9,13 @@
 namespace dart {
 
 namespace {
-std::unique_ptr<Runtime> g_owner;
+// A plain pointer, not a static unique_ptr: a process that exits without
+// dart_exit (a unit calling exit(3) while the others wait in a barrier)
+// must not run the runtime's destructor from exit's static destruction,
+// where its collective frees would wait for units that never come and the
+// launcher would never see the exit. The OS reclaims the memory; MPI's
+// launcher sees a process that ended without finalizing and ends the job.
+Runtime* g_owner = nullptr;
 std::atomic<Runtime*> g_runtime{nullptr};
 constexpr std::size_t kLocalAlign = 64;
 }  // namespace
@@ -162,13 +168,16 @@ Runtime& rt() {
 }
 
 void install_runtime(std::unique_ptr<Runtime> r) noexcept {
-  g_owner = std::move(r);
-  g_runtime.store(g_owner.get(), std::memory_order_release);
+  delete g_owner;
+  g_owner = r.release();
+  g_runtime.store(g_owner, std::memory_order_release);
 }
 
 std::unique_ptr<Runtime> uninstall_runtime() noexcept {
   g_runtime.store(nullptr, std::memory_order_release);
-  return std::move(g_owner);
+  std::unique_ptr<Runtime> r(g_owner);
+  g_owner = nullptr;
+  return r;
 }
 
 int log_rank() noexcept {

@@ -31,6 +31,7 @@
 #include "log.hpp"
 #include "mpi_handles.hpp"
 #include "runtime.hpp"
+#include "stdin_rendezvous.hpp"
 
 #include <pmix_server.h>
 
@@ -602,6 +603,7 @@ pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t[], std:
 void decide(int nunits, Plan* plan, std::vector<unsigned char>* targets) {
   const std::string mode = lower(std::getenv("DART_STDIN"));
   const char* server = std::getenv("DART_STDIN_SERVER");
+  if (!server || !*server) server = std::getenv("DART_STDIN_RENDEZVOUS");
   if (!mode.empty() && mode != "auto" && mode != "on" && mode != "off")
     log(LogLevel::Error, kCall, "DART_STDIN=%s is not auto, on or off; using auto", mode.c_str());
   if (mode == "off") return;
@@ -681,7 +683,16 @@ void start() {
     g_host = path->host.get();
     const char* server = std::getenv("DART_STDIN_SERVER");
     const char* secret = std::getenv("DART_STDIN_SECRET");
-    const bool dartrun = server && *server;
+    // dartrun's TCP rendezvous: listen on the address that reaches it.
+    const char* rendezvous = std::getenv("DART_STDIN_RENDEZVOUS");
+    StdinRendezvous rv;
+    std::string listen_spec;
+    if ((!server || !*server) && rendezvous && *rendezvous) {
+      listen_spec = rv.connect(rendezvous) ? "tcp:" + rv.local_address() + ":0" : "none";
+      server = listen_spec.c_str();
+    }
+    const bool tcp = !listen_spec.empty() && listen_spec != "none";
+    const bool dartrun = server && *server && listen_spec != "none";
     std::vector<pmix_info_t> info(2);
     const char* nspace = "dart-stdin";
     pmix_rank_t rank = 0;
@@ -699,6 +710,12 @@ void start() {
     module.push_stdin = on_push_stdin;
     path->host->start_threads();
     pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+    if (rc == PMIX_SUCCESS && tcp) {
+      char uri[256], key[256];
+      rc = pmixshim_server_contact(uri, sizeof uri, key, sizeof key);
+      if (rc == PMIX_SUCCESS && !rv.announce(secret ? secret : "", uri)) rc = PMIX_ERR_UNREACH;
+      if (rc != PMIX_SUCCESS) PMIx_server_finalize();
+    }
     if (rc == PMIX_SUCCESS) {
       path->server_up = true;
       if (!dartrun && path->fd0.saved >= 0) {

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -47,15 +48,33 @@ void Completion::finish(pmix_status_t st) {
     }
 }
 
+namespace {
+
+// Whether epoll can watch fd. It refuses files without poll support
+// (regular files, /dev/null, /dev/zero and other simple character devices),
+// and the file type alone does not tell which character devices those are:
+// so ask epoll itself, on a scratch instance, instead of libevent's (which
+// would log a warning and leave the event dead).
+bool epoll_accepts(int fd) {
+    int ep = ::epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) return true;  // cannot tell: libevent's own add will say
+    epoll_event e{};
+    e.events = EPOLLIN;
+    bool ok = ::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0;
+    ::close(ep);
+    return ok;
+}
+
+}  // namespace
+
 bool Input::open(event_base *base, int fd_in, size_t chunk, event_callback_fn cb, void *arg) {
     fd = fd_in;
     buf.resize(chunk);
     struct stat st;
-    if (fstat(fd, &st) != 0) return false;
-    // epoll refuses regular files and block devices; they are always
-    // readable, so an event activated by hand stands in for readiness.
-    pollable = !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
-    if (S_ISDIR(st.st_mode)) return false;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) return false;
+    // Files epoll cannot watch are the ones poll(2) reports as always
+    // readable: for them an event activated by hand stands in for readiness.
+    pollable = epoll_accepts(fd);
     saved_flags = fcntl(fd, F_GETFL);
     if (saved_flags < 0) return false;
     if (pollable && !(saved_flags & O_NONBLOCK)) fcntl(fd, F_SETFL, saved_flags | O_NONBLOCK);
@@ -74,6 +93,15 @@ void Input::arm(bool want) {
         event_del(ev);
     }
     armed = want;
+}
+
+void Input::retry() {
+    if (!ev || pollable) return;  // a pollable read stays armed by itself
+    // Someone else made the descriptor non-blocking and it has nothing now:
+    // look again in a millisecond rather than spin on EAGAIN.
+    static const timeval kRetry{0, 1000};
+    event_add(ev, &kRetry);
+    armed = true;
 }
 
 void Input::close() {

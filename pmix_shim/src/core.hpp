@@ -45,9 +45,10 @@ struct Completion {
 };
 
 // A descriptor this process reads itself (own stdin on the server; the
-// tool's input).  Regular files cannot be polled (epoll refuses them), so
-// for them "armed" means a manually activated event instead of a read
-// event; the rule is the same: armed only when a read is wanted.
+// tool's input).  Files that epoll refuses (regular files, /dev/null,
+// /dev/zero: poll(2) calls them always readable) get a manually activated
+// event instead of a read event; the rule is the same: armed only when a
+// read is wanted.
 struct Input {
     int fd = -1;
     int saved_flags = -1;
@@ -57,6 +58,7 @@ struct Input {
     std::vector<unsigned char> buf;
     bool open(event_base *base, int fd_in, size_t chunk, event_callback_fn cb, void *arg);
     void arm(bool want);
+    void retry();  // after EAGAIN on a file that cannot be polled
     void close();  // restores the descriptor's flags; never closes it
 };
 

@@ -449,7 +449,14 @@ void on_own_read(evutil_socket_t, short, void *arg) {
         if (deliver(*p, p->in.buf.data(), static_cast<size_t>(n), false)) update_arming(*p);
         return;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (p->in.pollable)
+            update_arming(*p);
+        else
+            p->in.retry();
+        return;
+    }
+    if (n < 0 && errno == EINTR) {
         update_arming(*p);
         return;
     }

@@ -197,7 +197,10 @@ void on_input(evutil_socket_t, short, void *) {
         return;
     }
     ssize_t n = ::read(r.in.fd, r.in.buf.data(), r.in.buf.size());
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        if (!r.in.pollable) r.in.retry();  // nothing else would wake us
+        return;
+    }
     // One chunk at a time: the read stays un-armed until it is written.
     r.in.arm(false);
     if (n > 0) {

@@ -2,7 +2,8 @@
 // hydra) and feed it this process's stdin through the PMIx shim instead of
 // the launcher's own stdin forwarding.
 //
-//   dartrun [--stdin TARGET] [--launcher PATH] [--stats] [--] LAUNCHER-ARGS...
+//   dartrun [--stdin TARGET] [--rendezvous MODE] [--launcher PATH] [--stats]
+//           [--] LAUNCHER-ARGS...
 //
 // TARGET is a unit, a list of units ("1,3,5-7"), "all" or "none" (default:
 // $DART_STDIN_TARGET, else 0). LAUNCHER-ARGS are exactly what the launcher
@@ -14,27 +15,50 @@
 // pipe's speed), segfaults when stdin reaches EOF after rank 0 closed it,
 // and its `--stdin all` hangs. So the launcher gets /dev/null as stdin (and
 // Open MPI `--stdin none`), and dartrun pushes its stdin itself, as a shim
-// tool, to the server DART unit 0 starts in dart_init. The rendezvous (a
-// Unix socket in a fresh 0700 directory) and a per-job secret travel in the
-// job's environment (DART_STDIN_SERVER, DART_STDIN_SECRET). XOFF from the
-// job un-arms our read, so whatever feeds us blocks.
+// tool, to the server DART unit 0 starts in dart_init. XOFF from the job
+// un-arms our read, so whatever feeds us blocks.
+//
+// Rendezvous. "unix": unit 0's server listens on a Unix socket in a fresh
+// 0700 directory of ours (DART_STDIN_SERVER), which needs unit 0 on this
+// host. "tcp": we listen on TCP (DART_STDIN_RENDEZVOUS lists our addresses
+// and the port); unit 0, wherever the launcher placed it, connects, starts
+// its server on the address that reached us and sends us that server's URI
+// with the per-job secret (DART_STDIN_SECRET); then we connect to it as a
+// tool. Peers that do not present the secret within a few seconds are
+// dropped and we keep listening. "auto" (default) is tcp when the launcher
+// arguments name hosts or a batch allocation is in the environment.
+//
+// Exit status, the same under both launchers: 0 when every unit ended with
+// 0; else the exit code of a unit that exited non-zero; else 128+N when a
+// unit was killed by signal N. Open MPI's mpirun reports exactly that.
+// hydra reports the bitwise OR of all wait statuses (so a unit's exit 3
+// while hydra kills the others comes out as 9, or 3, by timing): we ask it
+// for every unit's status (-print-all-exitcodes), take that line out of its
+// stdout, and apply the rule above.
 //
 // dartrun forwards SIGINT, SIGTERM and SIGHUP to the launcher (which runs
 // in a process group of its own, so a terminal's Ctrl-C reaches it once,
-// through us) and exits with the launcher's exit status (128+N if it was
-// killed by signal N).
+// through us); if dartrun dies, the launcher gets SIGTERM.
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -50,22 +74,51 @@
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 enum class Flavor { openmpi, hydra };
+enum class Rendezvous { unix_socket, tcp };
+
+// What unit 0 sends on the TCP rendezvous: this word, the secret and its
+// server's URI, separated by single spaces, then a newline.
+constexpr const char *kHello = "dartrun-stdin-1";
+constexpr std::size_t kMaxHelloLine = 1024;
+// A rendezvous peer gets this long to present the secret.
+constexpr auto kHelloDeadline = std::chrono::seconds(5);
+constexpr std::size_t kMaxPendingPeers = 16;
 
 struct Options {
     std::string target;
     std::string launcher;
+    std::string rendezvous;  // auto, unix, tcp or tcp:ADDR
     bool stats = false;
     std::vector<std::string> args;  // the launcher's
 };
 
 void usage(FILE *to) {
     std::fprintf(to,
-                 "usage: dartrun [--stdin TARGET] [--launcher PATH] [--stats] [--] LAUNCHER-ARGS...\n"
-                 "  --stdin TARGET   unit(s) that read stdin: N, a list like 1,3,5-7, all, or none\n"
-                 "                   (default $DART_STDIN_TARGET, else 0)\n"
-                 "  --launcher PATH  mpirun/mpiexec to wrap (default $DARTRUN_LAUNCHER, else %s)\n"
-                 "  --stats          print flow-control counters and peak memory to stderr at the end\n",
+                 "usage: dartrun [--stdin TARGET] [--rendezvous MODE] [--launcher PATH] [--stats] [--] "
+                 "LAUNCHER-ARGS...\n"
+                 "Runs LAUNCHER-ARGS (e.g. -n 4 ./prog args) under mpirun/mpiexec and delivers this process's\n"
+                 "stdin to the job's DART units, exactly once, with flow control.\n"
+                 "  --stdin TARGET     unit(s) that read stdin: N, a list like 1,3,5-7, all, or none\n"
+                 "                     (default $DART_STDIN_TARGET, else 0)\n"
+                 "  --rendezvous MODE  how unit 0 and dartrun meet: unix (unit 0 on this host), tcp or\n"
+                 "                     tcp:ADDR (unit 0 anywhere; ADDR: the address to listen on and offer),\n"
+                 "                     auto (default $DARTRUN_RENDEZVOUS, else tcp when the arguments name\n"
+                 "                     hosts or a batch allocation is present, else unix)\n"
+                 "  --launcher PATH    mpirun/mpiexec to wrap (default $DARTRUN_LAUNCHER, else %s)\n"
+                 "  --stats            print flow-control counters and peak memory to stderr at the end\n"
+                 "What dartrun adds to the launcher:\n"
+                 "  stdin              /dev/null for the launcher; Open MPI also --stdin none\n"
+                 "  environment        DART_STDIN=on, DART_STDIN_TARGET, DART_STDIN_SECRET and\n"
+                 "                     DART_STDIN_SERVER (unix) or DART_STDIN_RENDEZVOUS (tcp);\n"
+                 "                     Open MPI gets -x for each\n"
+                 "  Open MPI as root   --allow-run-as-root --oversubscribe (unless given)\n"
+                 "  MPICH (hydra)      -print-all-exitcodes (its line is taken out of stdout)\n"
+                 "Exit status (both launchers): 0 if every unit exited 0; else the exit code of a unit that\n"
+                 "exited non-zero; else 128+N if a unit was killed by signal N; the launcher's own status\n"
+                 "if it failed before any unit ran; 2 for a usage error.\n",
                  DARTRUN_DEFAULT_LAUNCHER);
 }
 
@@ -112,31 +165,351 @@ long peak_rss_kib() {
 
 bool has_arg(const std::vector<std::string> &args, const char *a) {
     for (const auto &x : args)
-        if (x == a) return true;
+        if (x == a || x.rfind(std::string(a) + "=", 0) == 0) return true;
     return false;
+}
+
+// "auto": the job may leave this host when the arguments name hosts or a
+// batch system granted an allocation (whose first node need not be ours).
+Rendezvous choose_rendezvous(const std::string &mode, const std::vector<std::string> &args) {
+    if (mode == "unix") return Rendezvous::unix_socket;
+    if (mode == "tcp" || mode.rfind("tcp:", 0) == 0) return Rendezvous::tcp;
+    for (const char *a : {"-H", "--host", "-host", "-hosts", "--hostfile", "-hostfile", "--machinefile",
+                          "-machinefile", "-machine", "-f", "--default-hostfile"})
+        if (has_arg(args, a)) return Rendezvous::tcp;
+    for (const char *v : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "PE_HOSTFILE", "COBALT_JOBID", "FLUX_JOB_ID"})
+        if (std::getenv(v)) return Rendezvous::tcp;
+    return Rendezvous::unix_socket;
+}
+
+// ---- exit status ----------------------------------------------------------
+
+// The rule of the header comment, over raw wait statuses.
+int outcome_of(const std::vector<int> &statuses) {
+    for (int st : statuses)
+        if (WIFEXITED(st) && WEXITSTATUS(st) != 0) return WEXITSTATUS(st);
+    // A signal the unit met itself before SIGKILL, which launchers use to
+    // clean up the rest of a failed job.
+    for (int st : statuses)
+        if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) return 128 + WTERMSIG(st);
+    for (int st : statuses)
+        if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return 0;
+}
+
+// Parses hydra's "[mpiexec@HOST] Exit codes: [HOST] S,S,... [HOST] S,..."
+// line; false if it is not one.
+bool parse_exit_codes(const std::string &line, std::vector<int> *out) {
+    static const char kMark[] = "] Exit codes:";
+    size_t at = line.find(kMark);
+    if (line.rfind("[mpiexec@", 0) != 0 || at == std::string::npos) return false;
+    const char *p = line.c_str() + at + sizeof kMark - 1;
+    std::vector<int> v;
+    while (*p) {
+        if (*p == '[') {
+            const char *q = std::strchr(p, ']');
+            if (!q) return false;
+            p = q + 1;
+        } else if (*p == ' ' || *p == ',' || *p == '\n' || *p == '\r') {
+            ++p;
+        } else {
+            char *end = nullptr;
+            long x = std::strtol(p, &end, 10);
+            if (end == p) return false;
+            v.push_back(static_cast<int>(x));
+            p = end;
+        }
+    }
+    *out = std::move(v);
+    return true;
+}
+
+bool write_all(int fd, const char *p, size_t n) {
+    while (n) {
+        ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= static_cast<size_t>(w);
+    }
+    return true;
+}
+
+// Copies hydra's stdout to ours as it comes, holding back only what may be
+// the start of hydra's own "[mpiexec@" line until its newline shows whether
+// it is the exit-code line (kept out, unless the user asked for it).
+class StdoutFilter {
+public:
+    StdoutFilter(int fd, bool keep_line) : fd_(fd), keep_(keep_line) {}
+
+    void run(const std::atomic<bool> &launcher_gone) {
+        std::vector<char> buf(64 * 1024);
+        Clock::time_point gone_at{};
+        for (;;) {
+            pollfd pfd{fd_, POLLIN, 0};
+            int pr = ::poll(&pfd, 1, 100);
+            if (pr == 0) {
+                // The launcher has exited but something it started still
+                // holds the pipe: give it a moment, then stop waiting.
+                if (launcher_gone.load()) {
+                    if (gone_at == Clock::time_point{}) gone_at = Clock::now();
+                    if (Clock::now() - gone_at > std::chrono::seconds(2)) break;
+                }
+                continue;
+            }
+            if (pr < 0 && errno == EINTR) continue;
+            ssize_t n = ::read(fd_, buf.data(), buf.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            feed(buf.data(), static_cast<size_t>(n));
+        }
+        if (!held_.empty()) emit(held_);  // an unterminated last line
+        ::close(fd_);
+    }
+
+    bool have_statuses() const { return have_; }
+    const std::vector<int> &statuses() const { return statuses_; }
+
+private:
+    static constexpr const char *kMark = "[mpiexec@";
+
+    void emit(const std::string &s) { write_all(1, s.data(), s.size()); }
+
+    void feed(const char *p, size_t n) {
+        held_.append(p, n);
+        size_t pos = 0;
+        std::string out;
+        while (pos < held_.size()) {
+            size_t m = held_.find(kMark, pos);
+            if (m == std::string::npos) {
+                // Keep a tail that could be the start of the mark.
+                size_t keep = 0;
+                size_t ml = std::strlen(kMark);
+                for (size_t k = std::min(ml - 1, held_.size() - pos); k > 0; --k)
+                    if (held_.compare(held_.size() - k, k, kMark, k) == 0) {
+                        keep = k;
+                        break;
+                    }
+                out.append(held_, pos, held_.size() - pos - keep);
+                pos = held_.size() - keep;
+                break;
+            }
+            out.append(held_, pos, m - pos);
+            size_t nl = held_.find('\n', m);
+            if (nl == std::string::npos) {
+                pos = m;  // wait for the rest of the line
+                break;
+            }
+            std::string line = held_.substr(m, nl + 1 - m);
+            std::vector<int> v;
+            if (parse_exit_codes(line, &v)) {
+                statuses_ = std::move(v);
+                have_ = true;
+                if (keep_) out += line;
+            } else {
+                out += line;
+            }
+            pos = nl + 1;
+        }
+        held_.erase(0, pos);
+        if (!out.empty()) emit(out);
+    }
+
+    int fd_;
+    bool keep_;
+    std::string held_;
+    bool have_ = false;
+    std::vector<int> statuses_;
+};
+
+// ---- the TCP rendezvous ----------------------------------------------------
+
+// Every IPv4 address of this host that is up, loopback last: unit 0 tries
+// them in order and keeps the first that connects.
+std::vector<std::string> host_addresses() {
+    std::vector<std::string> out, loop;
+    ifaddrs *ifa = nullptr;
+    if (::getifaddrs(&ifa) != 0) return {"127.0.0.1"};
+    for (ifaddrs *i = ifa; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP)) continue;
+        char buf[INET_ADDRSTRLEN];
+        auto *a = reinterpret_cast<sockaddr_in *>(i->ifa_addr);
+        if (!::inet_ntop(AF_INET, &a->sin_addr, buf, sizeof buf)) continue;
+        ((i->ifa_flags & IFF_LOOPBACK) ? loop : out).emplace_back(buf);
+    }
+    ::freeifaddrs(ifa);
+    out.insert(out.end(), loop.begin(), loop.end());
+    if (out.empty()) out.emplace_back("127.0.0.1");
+    return out;
+}
+
+// Listens on ADDR (or every address) at an ephemeral port; fills the value
+// of DART_STDIN_RENDEZVOUS: "tcp:A1,A2,...:PORT".
+int tcp_listen(const std::string &mode, std::string *spec) {
+    std::string addr = mode.size() > 4 ? mode.substr(4) : std::string();
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = 0;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (!addr.empty() && ::inet_pton(AF_INET, addr.c_str(), &a.sin_addr) != 1) {
+        std::fprintf(stderr, "dartrun: --rendezvous %s: not an IPv4 address\n", mode.c_str());
+        return -1;
+    }
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    socklen_t al = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &al) != 0) {
+        std::fprintf(stderr, "dartrun: cannot listen on TCP%s%s: %s\n", addr.empty() ? "" : " ", addr.c_str(),
+                     std::strerror(errno));
+        if (fd >= 0) ::close(fd);
+        return -1;
+    }
+    std::vector<std::string> addrs = addr.empty() ? host_addresses() : std::vector<std::string>{addr};
+    std::string list;
+    for (auto &x : addrs) list += (list.empty() ? "" : ",") + x;
+    *spec = "tcp:" + list + ":" + std::to_string(ntohs(a.sin_port));
+    return fd;
+}
+
+bool same_secret(const std::string &a, const std::string &b) {
+    // Compare every byte whatever differs, so timing tells nothing.
+    unsigned char d = a.size() == b.size() ? 0 : 1;
+    for (size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+    return d == 0;
+}
+
+std::string peer_name(int fd) {
+    sockaddr_in a{};
+    socklen_t l = sizeof a;
+    char buf[INET_ADDRSTRLEN] = "?";
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&a), &l) == 0)
+        ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
+    return std::string(buf) + ":" + std::to_string(ntohs(a.sin_port));
 }
 
 // ---- the pusher -----------------------------------------------------------
 
 struct Pusher {
+    Rendezvous mode = Rendezvous::unix_socket;
     std::string socket_path, secret;
+    int listen_fd = -1;
     std::atomic<bool> job_done{false};
     std::mutex mu;  // serialises connecting against the final tool finalize
     bool connected = false;
     pmix_status_t result = PMIX_SUCCESS;
+    unsigned peers_dropped = 0;
+
+    struct Peer {
+        int fd;
+        Clock::time_point deadline;
+        std::string line;
+    };
+
+    void drop(Peer &p, const char *why) {
+        std::fprintf(stderr, "dartrun: rendezvous: dropped %s: %s\n", peer_name(p.fd).c_str(), why);
+        ::close(p.fd);
+        p.fd = -1;
+        ++peers_dropped;
+    }
+
+    // Reads what a peer sent; returns the URI once a whole, valid hello is
+    // there, drops the peer on anything else.
+    std::string take(Peer &p) {
+        char buf[512];
+        ssize_t n = ::recv(p.fd, buf, sizeof buf, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return {};
+        if (n <= 0) {
+            drop(p, "closed before it presented the secret");
+            return {};
+        }
+        p.line.append(buf, static_cast<size_t>(n));
+        size_t nl = p.line.find('\n');
+        if (nl == std::string::npos) {
+            if (p.line.size() > kMaxHelloLine) drop(p, "line too long");
+            return {};
+        }
+        std::string line = p.line.substr(0, nl);
+        size_t a = line.find(' '), b = a == std::string::npos ? a : line.find(' ', a + 1);
+        if (b == std::string::npos || line.compare(0, a, kHello) != 0) {
+            drop(p, "not a DART unit's hello");
+            return {};
+        }
+        if (!same_secret(line.substr(a + 1, b - a - 1), secret)) {
+            drop(p, "wrong secret");
+            return {};
+        }
+        std::string uri = line.substr(b + 1);
+        if (uri.rfind("tcp:", 0) != 0 || uri.find(' ') != std::string::npos) {
+            drop(p, "bad server address");
+            return {};
+        }
+        ::close(p.fd);
+        p.fd = -1;
+        return uri;
+    }
+
+    // Waits for unit 0's hello on the TCP rendezvous, dropping every other
+    // peer: one that is silent past its deadline, sends garbage or a wrong
+    // secret. Empty when the job ended first.
+    std::string await_unit0() {
+        std::vector<Peer> peers;
+        std::string uri;
+        while (uri.empty() && !job_done.load()) {
+            std::vector<pollfd> pf{{listen_fd, POLLIN, 0}};
+            for (auto &p : peers) pf.push_back({p.fd, POLLIN, 0});
+            int pr = ::poll(pf.data(), pf.size(), 100);
+            if (pr < 0 && errno != EINTR) break;
+            auto now = Clock::now();
+            for (size_t i = 0; i < peers.size(); ++i) {
+                Peer &p = peers[i];
+                if (pf[i + 1].revents) uri = take(p);
+                if (p.fd >= 0 && uri.empty() && now > p.deadline) drop(p, "did not present the secret in time");
+                if (!uri.empty()) break;
+            }
+            peers.erase(std::remove_if(peers.begin(), peers.end(), [](const Peer &p) { return p.fd < 0; }),
+                        peers.end());
+            if (!uri.empty() || !(pf[0].revents & POLLIN)) continue;
+            for (;;) {
+                int c = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (c < 0) break;
+                if (peers.size() >= kMaxPendingPeers) {
+                    // Many silent peers at once: the oldest goes first.
+                    drop(peers.front(), "too many peers waiting");
+                    peers.erase(peers.begin());
+                }
+                peers.push_back({c, Clock::now() + kHelloDeadline, {}});
+            }
+        }
+        for (auto &p : peers) ::close(p.fd);
+        ::close(listen_fd);
+        listen_fd = -1;
+        return uri;
+    }
 
     void run() {
-        // The server appears when unit 0 reaches the end of dart_init; a
-        // program that never calls dart_init never creates it.
-        struct stat st;
-        while (!job_done.load() && !(::stat(socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)))
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        {
+        std::string uri;
+        if (mode == Rendezvous::tcp) {
+            uri = await_unit0();
+        } else {
+            // The server appears when unit 0 reaches the end of dart_init; a
+            // program that never calls dart_init never creates it.
+            struct stat st;
+            while (!job_done.load() && !(::stat(socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)))
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            uri = "unix:" + socket_path;
+        }
+        // bind() to listen() is a short window, so connecting is retried for
+        // a while; in short attempts, so that a job that ended meanwhile (unit
+        // 0 gone, its socket file left behind) does not hold us.
+        const auto give_up = Clock::now() + std::chrono::seconds(10);
+        for (;;) {
             std::lock_guard<std::mutex> l(mu);
-            if (job_done.load()) return;
-            std::string uri = "unix:" + socket_path;
+            if (job_done.load() || uri.empty()) {
+                release_stdin();
+                return;
+            }
             pmix_info_t info[4];
-            uint32_t tmo = 10000;  // bind() to listen() is a short window; retried
+            uint32_t tmo = 200;
             uint32_t rank = 0;
             PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, uri.c_str(), PMIX_STRING);
             PMIX_INFO_LOAD(&info[1], PMIX_SHIM_SECRET, secret.c_str(), PMIX_STRING);
@@ -144,6 +517,7 @@ struct Pusher {
             PMIX_INFO_LOAD(&info[3], PMIX_TOOL_RANK, &rank, PMIX_UINT32);
             result = PMIx_tool_init(nullptr, info, 4);
             connected = result == PMIX_SUCCESS;
+            if (connected || result != PMIX_ERR_UNREACH || Clock::now() > give_up) break;
         }
         if (connected && !job_done.load()) {
             bool yes = true;
@@ -154,9 +528,13 @@ struct Pusher {
             result = PMIx_IOF_push(nullptr, 0, nullptr, dirs, 2, nullptr, nullptr);
             if (result == PMIX_OPERATION_SUCCEEDED) result = PMIX_SUCCESS;
         }
-        // Whatever the outcome, the job reads no more of our stdin: let go of
-        // it, so a producer still writing is told at once (EPIPE) instead of
-        // blocking until we exit.
+        release_stdin();
+    }
+
+    // Whatever the outcome, the job reads no more of our stdin: let go of
+    // it, so a producer still writing is told at once (EPIPE) instead of
+    // blocking until we exit.
+    static void release_stdin() {
         int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) {
             ::dup2(null, 0);
@@ -176,6 +554,17 @@ struct Pusher {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // A closed descriptor 0, 1 or 2 would go to the first file we open (the
+    // rendezvous socket, say) and then be handed to the job as its stdin or
+    // output: hold each with /dev/null first. A closed stdin is empty input.
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        int n = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);  // the lowest free: fd itself
+        if (n >= 0 && n != fd) {
+            ::dup2(n, fd);
+            ::close(n);
+        }
+    }
     Options o;
     int i = 1;
     for (; i < argc; ++i) {
@@ -188,6 +577,10 @@ int main(int argc, char **argv) {
             o.target = argv[++i];
         } else if (a.rfind("--stdin=", 0) == 0) {
             o.target = a.substr(8);
+        } else if (a == "--rendezvous" && i + 1 < argc) {
+            o.rendezvous = argv[++i];
+        } else if (a.rfind("--rendezvous=", 0) == 0) {
+            o.rendezvous = a.substr(13);
         } else if (a == "--launcher" && i + 1 < argc) {
             o.launcher = argv[++i];
         } else if (a == "--stats") {
@@ -212,31 +605,51 @@ int main(int argc, char **argv) {
         const char *l = std::getenv("DARTRUN_LAUNCHER");
         o.launcher = l && *l ? l : DARTRUN_DEFAULT_LAUNCHER;
     }
+    if (o.rendezvous.empty()) {
+        const char *r = std::getenv("DARTRUN_RENDEZVOUS");
+        o.rendezvous = r && *r ? r : "auto";
+    }
+    if (o.rendezvous != "auto" && o.rendezvous != "unix" && o.rendezvous != "tcp" &&
+        o.rendezvous.rfind("tcp:", 0) != 0) {
+        std::fprintf(stderr, "dartrun: --rendezvous %s: not auto, unix, tcp or tcp:ADDR\n", o.rendezvous.c_str());
+        return 2;
+    }
     const Flavor flavor = detect_flavor(o.launcher);
     const bool push = o.target != "none";
 
-    // The job's environment: where the server listens and its secret.
+    // The job's environment: how to reach us and the secret.
     Pusher pusher;
+    pusher.mode = choose_rendezvous(o.rendezvous, o.args);
     std::string dir;
     ::setenv("DART_STDIN", "on", 1);
     ::setenv("DART_STDIN_TARGET", o.target.c_str(), 1);
+    ::unsetenv("DART_STDIN_SERVER");
+    ::unsetenv("DART_STDIN_RENDEZVOUS");
+    ::unsetenv("DART_STDIN_SECRET");
+    const char *rv_var = nullptr;
     if (push) {
-        const char *tmp = std::getenv("TMPDIR");
-        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/dartrun-XXXXXX";
-        std::vector<char> t(tmpl.begin(), tmpl.end());
-        t.push_back('\0');
-        if (!::mkdtemp(t.data())) {  // 0700: only we can reach the socket
-            std::perror("dartrun: mkdtemp");
-            return 1;
-        }
-        dir = t.data();
-        pusher.socket_path = dir + "/stdin.sock";
         pusher.secret = random_secret();
-        ::setenv("DART_STDIN_SERVER", ("unix:" + pusher.socket_path).c_str(), 1);
         ::setenv("DART_STDIN_SECRET", pusher.secret.c_str(), 1);
-    } else {
-        ::unsetenv("DART_STDIN_SERVER");
-        ::unsetenv("DART_STDIN_SECRET");
+        if (pusher.mode == Rendezvous::tcp) {
+            std::string spec;
+            pusher.listen_fd = tcp_listen(o.rendezvous == "auto" ? "tcp" : o.rendezvous, &spec);
+            if (pusher.listen_fd < 0) return 1;
+            rv_var = "DART_STDIN_RENDEZVOUS";
+            ::setenv(rv_var, spec.c_str(), 1);
+        } else {
+            const char *tmp = std::getenv("TMPDIR");
+            std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/dartrun-XXXXXX";
+            std::vector<char> t(tmpl.begin(), tmpl.end());
+            t.push_back('\0');
+            if (!::mkdtemp(t.data())) {  // 0700: only we can reach the socket
+                std::perror("dartrun: mkdtemp");
+                return 1;
+            }
+            dir = t.data();
+            pusher.socket_path = dir + "/stdin.sock";
+            rv_var = "DART_STDIN_SERVER";
+            ::setenv(rv_var, ("unix:" + pusher.socket_path).c_str(), 1);
+        }
     }
 
     std::vector<std::string> cmd{o.launcher};
@@ -244,7 +657,7 @@ int main(int argc, char **argv) {
         // No forwarding at all; -x also carries the variables to remote
         // nodes (local ranks inherit them anyway).
         cmd.insert(cmd.end(), {"--stdin", "none", "-x", "DART_STDIN", "-x", "DART_STDIN_TARGET"});
-        if (push) cmd.insert(cmd.end(), {"-x", "DART_STDIN_SERVER", "-x", "DART_STDIN_SECRET"});
+        if (push) cmd.insert(cmd.end(), {"-x", rv_var, "-x", "DART_STDIN_SECRET"});
         if (::geteuid() == 0) {
             if (!has_arg(o.args, "--allow-run-as-root")) cmd.emplace_back("--allow-run-as-root");
             if (!has_arg(o.args, "--oversubscribe")) cmd.emplace_back("--oversubscribe");
@@ -252,10 +665,18 @@ int main(int argc, char **argv) {
     }
     // hydra has no stdin option and passes the whole environment by
     // default: its stdin is /dev/null (below), which it forwards as EOF.
+    const bool user_codes = has_arg(o.args, "-print-all-exitcodes");
+    if (flavor == Flavor::hydra && !user_codes) cmd.emplace_back("-print-all-exitcodes");
     cmd.insert(cmd.end(), o.args.begin(), o.args.end());
 
-    // Signals are taken by sigwait in this thread only; the pusher thread
-    // inherits the mask. SIGPIPE is ignored (a vanished job must not kill
+    int out_pipe[2] = {-1, -1};
+    if (flavor == Flavor::hydra && ::pipe2(out_pipe, O_CLOEXEC) != 0) {
+        std::perror("dartrun: pipe");
+        return 1;
+    }
+
+    // Signals are taken by sigwait in this thread only; the other threads
+    // inherit the mask. SIGPIPE is ignored (a vanished job must not kill
     // us); the launcher gets the default dispositions back.
     sigset_t set;
     sigemptyset(&set);
@@ -282,6 +703,8 @@ int main(int argc, char **argv) {
             ::dup2(null, 0);
             if (null != 0) ::close(null);
         }
+        if (out_pipe[1] >= 0) ::dup2(out_pipe[1], 1);  // dup2 clears FD_CLOEXEC
+        if (pusher.listen_fd >= 0) ::close(pusher.listen_fd);
         std::vector<char *> av;
         for (auto &s : cmd) av.push_back(s.data());
         av.push_back(nullptr);
@@ -291,6 +714,14 @@ int main(int argc, char **argv) {
     }
     ::setpgid(child, child);  // also here, so no signal can beat the child's own call
 
+    std::atomic<bool> launcher_gone{false};
+    std::unique_ptr<StdoutFilter> filter;
+    std::thread filter_thread;
+    if (out_pipe[0] >= 0) {
+        ::close(out_pipe[1]);
+        filter = std::make_unique<StdoutFilter>(out_pipe[0], user_codes);
+        filter_thread = std::thread([&] { filter->run(launcher_gone); });
+    }
     std::thread pusher_thread;
     if (push) pusher_thread = std::thread([&pusher] { pusher.run(); });
 
@@ -306,22 +737,27 @@ int main(int argc, char **argv) {
         }
         ::kill(child, sig);
     }
+    launcher_gone = true;
 
     if (push) {
         pusher.finish();
         pusher_thread.join();
     }
+    if (filter_thread.joinable()) filter_thread.join();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    // hydra's own status is the OR of every unit's: use the units' own.
+    if (filter && filter->have_statuses()) code = outcome_of(filter->statuses());
     if (o.stats) {
         pmixshim_iof_stats_t s{};
         pmixshim_get_iof_stats(&s);
         std::fprintf(stderr,
                      "dartrun: stats: bytes_pushed=%llu xoff_received=%llu xon_received=%llu push=%s "
-                     "peak_rss_kib=%ld exit=%d\n",
+                     "rendezvous=%s peers_dropped=%u peak_rss_kib=%ld exit=%d\n",
                      static_cast<unsigned long long>(s.bytes_pushed),
                      static_cast<unsigned long long>(s.xoff_received),
                      static_cast<unsigned long long>(s.xon_received),
-                     push ? PMIx_Error_string(pusher.result) : "none", peak_rss_kib(), code);
+                     push ? PMIx_Error_string(pusher.result) : "none",
+                     pusher.mode == Rendezvous::tcp ? "tcp" : "unix", pusher.peers_dropped, peak_rss_kib(), code);
     }
     if (!dir.empty()) {
         ::unlink(pusher.socket_path.c_str());  // the server removes it; not if it was killed

@@ -88,6 +88,7 @@ struct Producer {
     event *wev = nullptr;
     bool read_armed = false;
     bool hello = false;
+    event *hello_timer = nullptr;  // drops a peer that never completes its handshake
     std::vector<unsigned char> rx;
     size_t rx_off = 0, rx_len = 0;
     std::string tx;

@@ -78,6 +78,7 @@ void close_producer(Producer &p, pmix_status_t own_status) {
     } else {
         if (p.rev) event_free(p.rev);
         if (p.wev) event_free(p.wev);
+        if (p.hello_timer) event_free(p.hello_timer);
         if (p.fd >= 0) ::close(p.fd);
     }
     if (p.own || p.hello) g_stats.streams_closed++;  // connections never authenticated were no stream
@@ -281,6 +282,7 @@ bool handle_hello(Producer &p, const unsigned char *pl, uint32_t len) {
     wire::put_u32(w + 10, static_cast<uint32_t>(PMIX_SUCCESS));
     send_frame(p, wire::Type::welcome, w, sizeof w);
     p.hello = true;
+    if (p.hello_timer) event_del(p.hello_timer);
     p.flow = (caps & wire::kCapFlowControl) != 0;
     if (!p.flow) g_stats.legacy_peers++;
     pmixshim_load_procid(&p.source, ns, rank);
@@ -406,6 +408,19 @@ void on_producer_write(evutil_socket_t, short, void *arg) {
     if (p->close_after_tx && p->tx.empty()) close_producer(*p, PMIX_SUCCESS);
 }
 
+// A peer that connects and never completes its hello (or sends half of it)
+// would hold a descriptor and a 256 KiB buffer for the life of the server.
+constexpr timeval kHelloTimeout{5, 0};
+
+void on_hello_timeout(evutil_socket_t, short, void *arg) {
+    Producer *p = find(ptr_to_id(arg));
+    if (!p || p->hello) return;
+    g_stats.peers_malformed++;
+    log(LogLevel::warn, "pmix_shim server", "closing a connection that sent no handshake within %ld s",
+        static_cast<long>(kHelloTimeout.tv_sec));
+    close_producer(*p, PMIX_SUCCESS);
+}
+
 void on_accept(evutil_socket_t lfd, short, void *) {
     auto &s = *core().server;
     for (;;) {
@@ -430,6 +445,8 @@ void on_accept(evutil_socket_t lfd, short, void *) {
         p->rx.resize(wire::kHeaderSize + 256 * 1024);
         p->rev = event_new(engine_base(), fd, EV_READ | EV_PERSIST, on_producer_read, id_to_ptr(p->id));
         p->wev = event_new(engine_base(), fd, EV_WRITE | EV_PERSIST, on_producer_write, id_to_ptr(p->id));
+        p->hello_timer = evtimer_new(engine_base(), on_hello_timeout, id_to_ptr(p->id));
+        if (p->hello_timer) evtimer_add(p->hello_timer, &kHelloTimeout);
         Producer &ref = *p;
         s.producers.emplace(p->id, std::move(p));
         update_arming(ref);

@@ -4,7 +4,9 @@
 // a wrong secret -- while a well-behaved tool streams a pattern through the
 // same server.  Each bad connection must be closed on its own; the good
 // stream must arrive exactly; the server must keep serving; XOFF/XON counts
-// must pair.  Seeds are fixed, so a failure reproduces.  Not covered:
+// must pair; peers that stay silent or send half a handshake are closed
+// within the handshake time limit.  Seeds are fixed, so a failure
+// reproduces.  Not covered:
 // attacks on the tool side (it only talks to its own server).
 #define BOOST_TEST_MODULE pmix_shim_fuzz
 #include <poll.h>
@@ -164,6 +166,52 @@ BOOST_AUTO_TEST_CASE(malformed_connections_are_closed_one_by_one) {
     BOOST_REQUIRE(wait_until([&] { return h.ended("good:0") == 1; }));
     BOOST_TEST(h.size("good:0") == total);
     BOOST_TEST(first_mismatch(h.get("good:0"), 91) == std::string::npos);
+    ::close(fds[0]);
+    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+    auto s = stats();
+    BOOST_TEST(s.xoff == s.xon);
+    BOOST_TEST(s.streams_opened == s.streams_closed);
+}
+
+// Peers that connect and never finish the handshake: silent, or half a
+// hello. Each is closed by the server within its handshake time limit (5 s)
+// while a good tool keeps streaming; before the limit they were held for the
+// life of the server.
+BOOST_AUTO_TEST_CASE(silent_and_half_spoken_peers_are_closed_in_bounded_time) {
+    Host h;
+    start_server(h);
+    ServerGuard guard;
+    auto c = contact();
+    int fds[2];
+    BOOST_REQUIRE_EQUAL(pipe2(fds, O_CLOEXEC), 0);
+    const size_t total = 8u << 20;
+    pid_t good = spawn({push_tool(), "--server", c.first, "--secret", c.second, "--nspace", "good"}, fds[0]);
+    Writer w(fds[1], total, 17, 4096);
+
+    std::vector<int> silent;
+    for (int i = 0; i < 8; ++i) silent.push_back(connect_unix(c.first));
+    for (int i = 0; i < 4; ++i) {
+        int fd = connect_unix(c.first);
+        auto half = hello("half" + std::to_string(i), c.second);
+        half.resize(half.size() / 2);
+        send_all(fd, half);
+        silent.push_back(fd);
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    int closed = 0;
+    for (int fd : silent) {
+        closed += closed_by_server(fd, 9000);
+        ::close(fd);
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    BOOST_TEST(closed == static_cast<int>(silent.size()));
+    BOOST_TEST_MESSAGE("silent peers closed after " << secs << " s");
+    BOOST_TEST(stats().peers_malformed >= silent.size());
+
+    BOOST_TEST(reap(good, 60s) == 0);
+    BOOST_REQUIRE(wait_until([&] { return h.ended("good:0") == 1; }));
+    BOOST_TEST(h.size("good:0") == total);
+    BOOST_TEST(first_mismatch(h.get("good:0"), 17) == std::string::npos);
     ::close(fds[0]);
     BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
     auto s = stats();

@@ -60,4 +60,32 @@ inline std::size_t check(std::uint64_t pos, const unsigned char* in, std::size_t
   return n;
 }
 
+// The text stream of the terminal tests: 80-byte lines "NNNNNNNN " + 70
+// characters + "\n", printable only, so a terminal in canonical mode passes
+// it unchanged (tests/stdin/run_kind.py writes the same).
+constexpr std::uint64_t kTextLine = 80;
+
+inline unsigned char text_byte(std::uint64_t pos) {
+  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::uint64_t line = pos / kTextLine, col = pos % kTextLine;
+  if (col < 8) {
+    std::uint64_t d = line;
+    for (std::uint64_t k = 7; k > col; --k) d /= 10;
+    return static_cast<unsigned char>('0' + d % 10);
+  }
+  if (col == 8) return ' ';
+  if (col == kTextLine - 1) return '\n';
+  return static_cast<unsigned char>(kAlphabet[(line * 7 + (col - 9)) % 36]);
+}
+
+enum class Stream { pattern, zeros, text };
+
+// check() for any of the streams.
+inline std::size_t check(Stream s, std::uint64_t pos, const unsigned char* in, std::size_t n) {
+  if (s == Stream::pattern) return check(pos, in, n);
+  for (std::size_t j = 0; j < n; ++j)
+    if (in[j] != (s == Stream::zeros ? 0 : text_byte(pos + j))) return j;
+  return n;
+}
+
 }  // namespace stdin_test

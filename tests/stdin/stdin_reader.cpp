@@ -6,9 +6,18 @@
 // dart_exit, that its shim server sent as many XON as XOFF.
 //
 //   stdin_reader --size N [--targets SPEC] [--buf BYTES] [--cin]
+//                [--zeros | --text]
 //                [--slow BYTES:MS:UPTO] [--pause-at N --pause-ms MS
 //                 --progress FILE --inflight-max BYTES]
-//                [--close-after N --exit-code C]
+//                [--close-after N --exit-code C] [--attack]
+//
+// --zeros / --text: the stream is /dev/zero's bytes, or the printable text
+// of the terminal tests (pattern.hpp), instead of the test pattern.
+// --attack: before dart_init, every unit opens bad connections to dartrun's
+// TCP rendezvous (silent, garbage, a wrong secret, half a hello); unit 0,
+// after dart_init, also to its own stdin server (silent, garbage, a wrong
+// secret). Each must be closed by the other side within 10 s while stdin
+// keeps flowing; "attack=N" in the line counts the connections closed.
 //
 // Each unit prints one line "stdin_reader: unit U: OK ..." or "... FAIL
 // ..." and exits non-zero on a failure.  It does not check what the
@@ -18,12 +27,20 @@
 #include <dash/dart/if/dart.h>
 #include <pmix_server.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include "wire.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -71,6 +88,117 @@ unsigned long long read_progress(const std::string& file) {
   return v;
 }
 
+// ---- --attack ---------------------------------------------------------------
+
+namespace wire = pmixshim::wire;
+
+// Connects to "tcp:HOST:PORT" (first address of a list) or "unix:PATH".
+int connect_uri(const std::string& uri) {
+  if (uri.rfind("unix:", 0) == 0) {
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::string path = uri.substr(5);
+    if (path.size() >= sizeof a.sun_path) return -1;
+    std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+    return fd;
+  }
+  if (uri.rfind("tcp:", 0) != 0) return -1;
+  std::size_t colon = uri.rfind(':');
+  std::string hosts = uri.substr(4, colon - 4);
+  int port = std::atoi(uri.c_str() + colon + 1);
+  std::size_t pos = 0;
+  while (pos <= hosts.size()) {
+    std::size_t comma = hosts.find(',', pos);
+    std::string ip = hosts.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    if (::inet_pton(AF_INET, ip.c_str(), &a.sin_addr) == 1) {
+      int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+      if (fd >= 0) ::close(fd);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return -1;
+}
+
+void send_bytes(int fd, const void* p, std::size_t n) {
+  if (::send(fd, p, n, MSG_NOSIGNAL) < 0) {
+    // The other side may already have dropped us: that is the point.
+  }
+}
+
+// A shim hello frame with the given secret.
+std::vector<unsigned char> shim_hello(const std::string& secret) {
+  const std::string ns = "intruder";
+  std::vector<unsigned char> f(wire::kHeaderSize + 18 + ns.size() + secret.size());
+  unsigned char* p = f.data() + wire::kHeaderSize;
+  wire::put_header(f.data(), wire::Type::hello, static_cast<uint32_t>(f.size() - wire::kHeaderSize));
+  wire::put_u32(p, wire::kMagic);
+  wire::put_u16(p + 4, wire::kVersion);
+  wire::put_u32(p + 6, wire::kCapFlowControl);
+  wire::put_u32(p + 10, 0);
+  wire::put_u16(p + 14, static_cast<uint16_t>(ns.size()));
+  std::memcpy(p + 16, ns.data(), ns.size());
+  wire::put_u16(p + 16 + ns.size(), static_cast<uint16_t>(secret.size()));
+  std::memcpy(p + 18 + ns.size(), secret.data(), secret.size());
+  return f;
+}
+
+// Opens the bad connections to `uri`; `shim` picks the shim's wire format
+// (unit 0's server) instead of dartrun's hello line.
+std::vector<int> open_attacks(const std::string& uri, bool shim) {
+  std::vector<int> fds;
+  auto add = [&](const void* p, std::size_t n) {
+    int fd = connect_uri(uri);
+    if (fd < 0) return;
+    if (n) send_bytes(fd, p, n);
+    fds.push_back(fd);
+  };
+  add(nullptr, 0);  // silent
+  const char junk[] = "\x01\xffGET / HTTP/1.0\r\n\r\n";
+  add(junk, sizeof junk - 1);
+  if (shim) {
+    auto h = shim_hello("not-the-secret-of-this-job");
+    add(h.data(), h.size());
+  } else {
+    const char wrong[] = "dartrun-stdin-1 not-the-secret tcp:127.0.0.1:1\n";
+    add(wrong, sizeof wrong - 1);
+    const char half[] = "dartrun-stdin-1 ";
+    add(half, sizeof half - 1);
+  }
+  return fds;
+}
+
+// How many of fds the other side closes within the limit.
+int count_closed(std::vector<int>& fds, int limit_ms) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  int closed = 0;
+  for (int& fd : fds) {
+    char b[256];
+    while (fd >= 0 && std::chrono::steady_clock::now() < end) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      ssize_t n = ::recv(fd, b, sizeof b, 0);
+      if (n <= 0) {
+        ++closed;
+        ::close(fd);
+        fd = -1;
+      }
+    }
+  }
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+  return closed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,7 +207,8 @@ int main(int argc, char** argv) {
   std::size_t bufsize = 65536, slow_bytes = 0, slow_upto = 0;
   unsigned slow_ms = 0, pause_ms = 0;
   int exit_code = 0;
-  bool use_cin = false;
+  bool use_cin = false, attack = false;
+  stdin_test::Stream stream = stdin_test::Stream::pattern;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -94,11 +223,19 @@ int main(int argc, char** argv) {
     else if (a == "--inflight-max") inflight_max = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--close-after") close_after = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--exit-code") exit_code = std::atoi(next().c_str());
+    else if (a == "--zeros") stream = stdin_test::Stream::zeros;
+    else if (a == "--text") stream = stdin_test::Stream::text;
+    else if (a == "--attack") attack = true;
     else {
       std::fprintf(stderr, "stdin_reader: unknown argument %s\n", a.c_str());
       return 2;
     }
   }
+  // Before dart_init, so they are queued at dartrun's rendezvous ahead of
+  // unit 0's own hello and dartrun must deal with them first.
+  std::vector<int> attacks;
+  const char* rv = std::getenv("DART_STDIN_RENDEZVOUS");
+  if (attack && rv) attacks = open_attacks(rv, false);
   if (dart_init(&argc, &argv) != DART_OK) {
     std::fprintf(stderr, "stdin_reader: FAIL dart_init\n");
     return 1;
@@ -108,6 +245,18 @@ int main(int argc, char** argv) {
   const int unit = me.id;
   const bool target = in_spec(targets, unit);
   const unsigned long long expect = target ? size : 0;
+  std::size_t attacks_opened = attacks.size();
+  if (attack && unit == 0) {
+    char uri[256], secret[256];
+    if (pmixshim_server_contact(uri, sizeof uri, secret, sizeof secret) == PMIX_SUCCESS) {
+      auto more = open_attacks(uri, true);
+      attacks.insert(attacks.end(), more.begin(), more.end());
+    }
+    attacks_opened = attacks.size();
+  }
+  // Closed on the other side while this unit reads its stdin.
+  std::future<int> attacks_closed =
+      std::async(std::launch::async, [&attacks] { return count_closed(attacks, 10000); });
 
   std::vector<unsigned char> buf(bufsize);
   unsigned long long pos = 0;
@@ -133,7 +282,7 @@ int main(int argc, char** argv) {
       break;
     }
     if (n == 0) break;
-    std::size_t bad = stdin_test::check(pos, buf.data(), static_cast<std::size_t>(n));
+    std::size_t bad = stdin_test::check(stream, pos, buf.data(), static_cast<std::size_t>(n));
     if (bad != static_cast<std::size_t>(n)) {
       why = "MISMATCH at byte " + std::to_string(pos + bad);
       break;
@@ -172,6 +321,14 @@ int main(int argc, char** argv) {
     if (pos != expect) why = "read " + std::to_string(pos) + " bytes, expected " + std::to_string(expect);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int closed_attacks = attacks_closed.get();
+  if (attack && why.empty()) {
+    if (attacks_opened == 0 && (rv || unit == 0))
+      why = "--attack: no bad connection could be opened";
+    else if (closed_attacks != static_cast<int>(attacks_opened))
+      why = "--attack: " + std::to_string(attacks_opened - static_cast<std::size_t>(closed_attacks)) + " of " +
+            std::to_string(attacks_opened) + " bad connections still open after 10 s";
+  }
   long hwm = vmhwm_kib();
   dart_exit();
   std::string line = "stdin_reader: unit " + std::to_string(unit) + ": ";
@@ -181,6 +338,7 @@ int main(int argc, char** argv) {
     line += "xoff=" + std::to_string(s.xoff) + " xon=" + std::to_string(s.xon) + " ";
     if (s.xoff != s.xon && why.empty()) why = "XOFF count != XON count";
   }
+  if (attack) line += "attack=" + std::to_string(closed_attacks) + " ";
   char tail[160];
   std::snprintf(tail, sizeof tail, "bytes=%llu target=%d closed=%d inflight=%lld secs=%.3f MBps=%.1f vmhwm_kib=%ld",
                 pos, target ? 1 : 0, closed ? 1 : 0, inflight, secs, secs > 0 ? pos / secs / 1e6 : 0.0, hwm);

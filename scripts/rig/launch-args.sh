@@ -13,6 +13,18 @@ rig_launch_args() {
     mpich)   launcher=mpiexec.mpich ;;
     *) echo "rig: MPI must be openmpi or mpich" >&2; return 2 ;;
   esac
+  # RIG_FIRST_HOST=i starts the host list (and so rank 0) at host i, as a
+  # cluster's hostfile or batch allocation may put the job's first rank on
+  # a host other than the one it is launched from.
+  local hf_ompi=$RIG_DIR/hostfile.ompi hf_hydra=$RIG_DIR/hostfile.hydra
+  if [[ -n ${RIG_FIRST_HOST:-} && ${RIG_FIRST_HOST} != 1 ]]; then
+    local f
+    for f in ompi hydra; do
+      local src=$RIG_DIR/hostfile.$f dst=$RIG_DIR/hostfile.$f.from$RIG_FIRST_HOST
+      { tail -n +"$RIG_FIRST_HOST" "$src"; head -n $((RIG_FIRST_HOST - 1)) "$src"; } >"$dst"
+    done
+    hf_ompi=$RIG_DIR/hostfile.ompi.from$RIG_FIRST_HOST hf_hydra=$RIG_DIR/hostfile.hydra.from$RIG_FIRST_HOST
+  fi
   if [[ $mpi == openmpi ]]; then
     # Why each flag (each checked on this machine; README "Multi-host rig"):
     #  plm_rsh_agent      the rig's ssh stand-in starts orted on each host
@@ -31,7 +43,7 @@ rig_launch_args() {
     #                     and /dev/shm differ
     #  bind-to none       two simulated hosts share the same 2 cores
     args=(--allow-run-as-root --oversubscribe
-          --hostfile "$RIG_DIR/hostfile.ompi" -np "$np" --map-by "ppr:$PPN:node"
+          --hostfile "$hf_ompi" -np "$np" --map-by "ppr:$PPN:node"
           --mca plm_rsh_agent "$HERE/rig-agent"
           --mca oob_tcp_if_include "$RIG_CIDR"
           --bind-to none)
@@ -52,7 +64,7 @@ rig_launch_args() {
     # hosts cannot reach). UCX: TCP over the rig's eth0 and loopback to self.
     export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
     args=(-launcher rsh -launcher-exec "$HERE/rig-agent"
-          -f "$RIG_DIR/hostfile.hydra" -localhost "$RIG_BRIDGE_ADDR"
+          -f "$hf_hydra" -localhost "$RIG_BRIDGE_ADDR"
           -n "$np" -ppn "$PPN")
   fi
 }

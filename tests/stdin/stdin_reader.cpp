@@ -260,6 +260,9 @@ int main(int argc, char** argv) {
 
   std::vector<unsigned char> buf(bufsize);
   unsigned long long pos = 0;
+  // FNV-1a of everything read, printed so runs can be compared with the
+  // producer's stream (`stdin_gen SIZE | ...` hashed the same way).
+  unsigned long long fnv = 0xcbf29ce484222325ull;
   std::string why;
   bool closed = false;
   long long inflight = -1;
@@ -287,6 +290,7 @@ int main(int argc, char** argv) {
       why = "MISMATCH at byte " + std::to_string(pos + bad);
       break;
     }
+    for (long j = 0; j < n; ++j) fnv = (fnv ^ buf[static_cast<std::size_t>(j)]) * 0x100000001b3ull;
     pos += static_cast<unsigned long long>(n);
     if (pos > expect) {
       why = "more bytes than expected";
@@ -339,6 +343,12 @@ int main(int argc, char** argv) {
     if (s.xoff != s.xon && why.empty()) why = "XOFF count != XON count";
   }
   if (attack) line += "attack=" + std::to_string(closed_attacks) + " ";
+  char host[256] = "?";
+  ::gethostname(host, sizeof host - 1);
+  line += std::string("host=") + host + " ";
+  char sum[40];
+  std::snprintf(sum, sizeof sum, "fnv1a64=%016llx ", fnv);
+  line += sum;
   char tail[160];
   std::snprintf(tail, sizeof tail, "bytes=%llu target=%d closed=%d inflight=%lld secs=%.3f MBps=%.1f vmhwm_kib=%ld",
                 pos, target ? 1 : 0, closed ? 1 : 0, inflight, secs, secs > 0 ? pos / secs / 1e6 : 0.0, hwm);

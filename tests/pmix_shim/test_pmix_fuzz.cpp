@@ -182,11 +182,12 @@ BOOST_AUTO_TEST_CASE(silent_and_half_spoken_peers_are_closed_in_bounded_time) {
     start_server(h);
     ServerGuard guard;
     auto c = contact();
+    // A well-behaved producer streams all along.
+    const size_t total = 8u << 20;
     int fds[2];
     BOOST_REQUIRE_EQUAL(pipe2(fds, O_CLOEXEC), 0);
-    const size_t total = 8u << 20;
-    pid_t good = spawn({push_tool(), "--server", c.first, "--secret", c.second, "--nspace", "good"}, fds[0]);
     Writer w(fds[1], total, 17, 4096);
+    pid_t good = spawn({push_tool(), "--server", c.first, "--secret", c.second, "--nspace", "good"}, fds[0]);
 
     std::vector<int> silent;
     for (int i = 0; i < 8; ++i) silent.push_back(connect_unix(c.first));

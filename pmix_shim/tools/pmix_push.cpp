@@ -7,7 +7,9 @@
 // The server's URI and secret default to $PMIX_SHIM_SERVER_URI and
 // $PMIX_SHIM_SECRET.  XOFF from the server un-arms our read, so whatever
 // feeds us (a pipe, `cat`) blocks; a relay also passes XOFF/XON on to its
-// own producers.  Exit status 0 when everything was delivered.
+// own producers.  Exit status 0 when everything, and the end of the stream,
+// was written to the server; the protocol has no acknowledgement, so a
+// refusal the server sends after our last frame is not seen (1 when it is).
 #include <pmix_server.h>
 #include <pmix_tool.h>
 

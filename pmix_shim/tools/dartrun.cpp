@@ -272,6 +272,9 @@ public:
 
 private:
     static constexpr const char *kMark = "[mpiexec@";
+    // hydra's exit-code line holds a host name and a status per unit; a
+    // "line" this long that does not end is the job's output.
+    static constexpr size_t kMaxLine = 1 << 20;
 
     void emit(const std::string &s) { write_all(1, s.data(), s.size()); }
 
@@ -296,6 +299,12 @@ private:
             }
             out.append(held_, pos, m - pos);
             size_t nl = held_.find('\n', m);
+            if (nl == std::string::npos && held_.size() - m > kMaxLine) {
+                // Far too long for hydra's line: the job's own output.
+                out.append(held_, m, held_.size() - m);
+                pos = held_.size();
+                break;
+            }
             if (nl == std::string::npos) {
                 pos = m;  // wait for the rest of the line
                 break;

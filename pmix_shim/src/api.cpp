@@ -449,8 +449,14 @@ pmix_status_t pmixshim_server_init(pmix_server_module_t *module, pmix_info_t inf
     std::shared_ptr<ServerState> holder(std::move(s));
     run_sync(engine(), [holder]() mutable {
         srv_install(std::unique_ptr<ServerState>(new ServerState(std::move(*holder))));
+        // Up from the moment the server can accept a producer and hand the
+        // host a chunk, not when this call returns: a host that suspends a
+        // producer from push_stdin and resumes it from another thread must
+        // not have that resume refused (PMIX_ERR_INIT) while the caller of
+        // init has yet to run again. Requests posted from now on queue
+        // behind this one, so none reaches a half-installed server.
+        g_server = Role::up;
     });
-    g_server = Role::up;
     return PMIX_SUCCESS;
 }
 

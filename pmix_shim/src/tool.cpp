@@ -227,9 +227,8 @@ bool read_control(ToolState &t) {
         return false;
     }
     t.rx_len += static_cast<size_t>(n);
-    size_t off = 0;
-    while (t.rx_len - off >= wire::kHeaderSize) {
-        const unsigned char *h = t.rx + off;
+    while (t.rx_len >= wire::kHeaderSize) {
+        const unsigned char *h = t.rx;
         uint32_t len = wire::get_u32(h);
         auto type = static_cast<wire::Type>(wire::get_u16(h + 4));
         bool ok = wire::get_u16(h + 6) == 0 &&
@@ -239,10 +238,17 @@ bool read_control(ToolState &t) {
             lost(t, "malformed message from the server");
             return false;
         }
-        if (t.rx_len - off < wire::kHeaderSize + len) break;
-        off += wire::kHeaderSize + len;
+        if (t.rx_len < wire::kHeaderSize + len) break;
+        auto st = type == wire::Type::failure ? static_cast<pmix_status_t>(wire::get_u32(h + wire::kHeaderSize))
+                                              : PMIX_SUCCESS;
+        // Out of the buffer before it is acted on: acting may write
+        // (tool_pump), and a write that finds the server gone reads and
+        // handles whatever the server sent before hanging up, which brings
+        // us back here; a frame still in the buffer would be handled twice.
+        size_t used = wire::kHeaderSize + len;
+        std::memmove(t.rx, t.rx + used, t.rx_len - used);
+        t.rx_len -= used;
         if (type == wire::Type::failure) {
-            auto st = static_cast<pmix_status_t>(wire::get_u32(h + wire::kHeaderSize));
             log(LogLevel::warn, "pmix_shim tool", "the server's host refused our data (%s)",
                 pmixshim_error_string(st));
             lost(t, "refused by the server");
@@ -260,10 +266,8 @@ bool read_control(ToolState &t) {
         } else {
             tool_pump();
         }
-        if (tool() != &t) return false;
+        if (tool() != &t || !t.connected) return false;
     }
-    std::memmove(t.rx, t.rx + off, t.rx_len - off);
-    t.rx_len -= off;
     return t.connected;
 }
 

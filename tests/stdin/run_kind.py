@@ -187,7 +187,7 @@ def main():
         fail.append("dartrun exited %d" % rc)
     m = re.search(r"dartrun: stats: .*xoff_received=(\d+) xon_received=(\d+)", text)
     if not m or m.group(1) != m.group(2):
-        fail.append("dartrun XOFF != XON (%s)" % (m.groups() if m else "no stats"))
+        fail.append("dartrun XOFF != XON (%s)" % (str(m.groups()) if m else "no stats"))
     if a.attack and (a.rendezvous or "").startswith("tcp"):
         # stdin_reader --attack: four bad peers per unit at the rendezvous.
         # Unit 0's come before its own hello, so dartrun must drop them; the

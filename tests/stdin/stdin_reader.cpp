@@ -334,28 +334,33 @@ int main(int argc, char** argv) {
             std::to_string(attacks_opened) + " bad connections still open after 10 s";
   }
   long hwm = vmhwm_kib();
+  auto verdict = [&](const std::string& stats) {
+    std::string line = "stdin_reader: unit " + std::to_string(unit) + ": " + stats;
+    if (attack) line += "attack=" + std::to_string(closed_attacks) + " ";
+    char host[256] = "?";
+    ::gethostname(host, sizeof host - 1);
+    line += std::string("host=") + host + " ";
+    char tail[200];
+    std::snprintf(tail, sizeof tail,
+                  "fnv1a64=%016llx bytes=%llu target=%d closed=%d inflight=%lld secs=%.3f MBps=%.1f vmhwm_kib=%ld", fnv,
+                  pos, target ? 1 : 0, closed ? 1 : 0, inflight, secs, secs > 0 ? pos / secs / 1e6 : 0.0, hwm);
+    line += why.empty() ? "OK " : "FAIL (" + why + ") ";
+    line += tail;
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  // Every unit but 0 says its verdict before dart_exit: once a unit that
+  // ends with a non-zero code (--exit-code) has left, Open MPI's launcher
+  // kills the rest, and a line printed after MPI_Finalize could be lost.
+  // Unit 0's verdict needs its server's final counts, known after dart_exit.
+  if (unit != 0) verdict("");
   dart_exit();
-  std::string line = "stdin_reader: unit " + std::to_string(unit) + ": ";
   if (unit == 0) {
     pmixshim_iof_stats_t s{};
     pmixshim_get_iof_stats(&s);
-    line += "xoff=" + std::to_string(s.xoff) + " xon=" + std::to_string(s.xon) + " ";
     if (s.xoff != s.xon && why.empty()) why = "XOFF count != XON count";
+    verdict("xoff=" + std::to_string(s.xoff) + " xon=" + std::to_string(s.xon) + " ");
   }
-  if (attack) line += "attack=" + std::to_string(closed_attacks) + " ";
-  char host[256] = "?";
-  ::gethostname(host, sizeof host - 1);
-  line += std::string("host=") + host + " ";
-  char sum[40];
-  std::snprintf(sum, sizeof sum, "fnv1a64=%016llx ", fnv);
-  line += sum;
-  char tail[160];
-  std::snprintf(tail, sizeof tail, "bytes=%llu target=%d closed=%d inflight=%lld secs=%.3f MBps=%.1f vmhwm_kib=%ld",
-                pos, target ? 1 : 0, closed ? 1 : 0, inflight, secs, secs > 0 ? pos / secs / 1e6 : 0.0, hwm);
-  line += why.empty() ? "OK " : "FAIL (" + why + ") ";
-  line += tail;
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
   if (!why.empty()) return 1;
   return exit_code;
 }

@@ -17,11 +17,9 @@
 // blocks. When every queue is below the low-water mark again, the host
 // resumes the producer with PMIx_server_IOF_flow_control. Memory is thus
 // bounded by high-water + one chunk per target (chunks are shared among
-// targets), whatever the size of the input. The server delivers chunks (and
-// takes an XOFF) from the moment its progress thread installs it, but the
-// shim's API accepts PMIx_server_IOF_flow_control only once
-// PMIx_server_init has returned on the main thread: a resume that falls
-// due before that is held until start() reports the server up (issue 14).
+// targets), whatever the size of the input. The shim takes our XON from the
+// moment it can hand us a chunk, so a resume that falls due while unit 0's
+// main thread is still inside PMIx_server_init is not lost.
 // End of stream. The zero-length chunk that ends the producer's stream is
 // queued behind the data for every target; a target's writer closes its
 // pipe when it reaches it, so each target reads EOF exactly once. A target
@@ -357,19 +355,6 @@ class Host {
     return PMIX_ERR_IOF_XOFF;
   }
 
-  // Unit 0's main thread: true once PMIx_server_init has returned, false
-  // before PMIx_server_finalize. Only in between does the shim's API take
-  // our XON (before, it refuses it with PMIX_ERR_INIT although the server
-  // already delivers chunks and applies our XOFF; during finalize the shim
-  // resumes every suspended stream itself before hanging up).
-  void set_server_up(bool up) {
-    std::unique_lock<std::mutex> l(mu_);
-    server_up_ = up;
-    // A resume held back while the server was coming up: the queues may
-    // all be empty by now, and no other shrink would come to send it.
-    if (up) maybe_resume(l);
-  }
-
   // Every unit's dart_exit: discard what is unread, end every target's
   // stream, join the threads.
   void stop() {
@@ -387,25 +372,17 @@ class Host {
   // Called with mu_ held after a queue shrank: resumes the producer once
   // every target still reading is below the low-water mark.
   void maybe_resume(std::unique_lock<std::mutex>& l) {
-    // While the server is not up, an XON would be refused and lost, and the
-    // producer would stay suspended with every queue empty: keep the state
-    // suspended, set_server_up(true) looks again.
-    if (!suspended_ || !server_up_) return;
+    if (!suspended_) return;
     for (auto& s : sinks_)
       if (!s->closed && s->queued > plan_.low) return;
     suspended_ = false;
     pmix_proc_t src = source_;
     l.unlock();
-    // Non-blocking form: legal from any thread.
-    pmix_status_t rc = PMIx_server_IOF_flow_control(&src, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0,
-                                                    [](pmix_status_t, void*) {}, nullptr);
+    // Non-blocking form: legal from any thread. After finalize it fails with
+    // PMIX_ERR_INIT/NOT_AVAILABLE, and finalize has released the stream.
+    PMIx_server_IOF_flow_control(&src, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, [](pmix_status_t, void*) {},
+                                 nullptr);
     l.lock();
-    // Refused only when finalize began meanwhile (it then releases the
-    // stream itself); anything else would leave the producer stuck.
-    if (rc != PMIX_SUCCESS && server_up_) {
-      suspended_ = true;
-      log(LogLevel::Error, kCall, "cannot resume the producer: %s", PMIx_Error_string(rc));
-    }
   }
 
   void drop(Sink& s, std::unique_lock<std::mutex>& l) {
@@ -546,7 +523,6 @@ class Host {
   bool ended_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
-  bool server_up_ = false;  // set_server_up: the shim's API takes our XON
   pmix_proc_t source_{};
   std::atomic<bool> stop_flag_{false};
   std::thread writer_, courier_;
@@ -744,7 +720,6 @@ void start() {
     }
     if (rc == PMIX_SUCCESS) {
       path->server_up = true;
-      path->host->set_server_up(true);
       if (!dartrun && path->fd0.saved >= 0) {
         pmix_info_t dir;
         std::size_t chunk = kChunk;
@@ -789,10 +764,7 @@ void stop() {
   }
   // No new chunks: the producer's connection closes (dartrun's push fails,
   // which tells it the job is done with stdin).
-  if (path->server_up) {
-    path->host->set_server_up(false);
-    PMIx_server_finalize();
-  }
+  if (path->server_up) PMIx_server_finalize();
   // Closing our pipe's read end wakes a writer blocked on a full pipe.
   path->fd0.restore();
   if (path->host) path->host->stop();

@@ -38,11 +38,12 @@ Target resolve(const dart_gptr_t& g) {
   t.unit = unit;
 
   if (t.seg->kind == SegmentKind::Registered) {
-    // User memory is only ever reached through its window.
-    t.window = &t.seg->reg_win;
+    // Other units' buffers are only ever reached through the dynamic
+    // window, where a displacement is an address.
+    t.window = t.seg->reg_win;
     t.win = t.window->get();
     t.rank = unit;
-    t.disp = static_cast<MPI_Aint>(t.seg->unit_shift[static_cast<std::size_t>(unit)] + offset);
+    t.disp = static_cast<MPI_Aint>(t.seg->unit_disp[static_cast<std::size_t>(unit)] + offset);
     if (unit == t.team->myid() && t.team->load_store()) t.local = t.seg->my_base + offset;
     return t;
   }

@@ -107,6 +107,21 @@ void team_free(dart_gptr_t gptr) {
 
 constexpr std::size_t kRegisterAlign = 64;
 
+// Registration (dart_team_memregister[_aligned]).
+//
+// The contract, as DASH's dynamic containers use it: every member of the
+// team calls it, in the same order as its other collective calls, each
+// with a size of its own (zero, with any address, is fine). Every member
+// gets the same global pointer (unit 0, offset 0, one segment id) and
+// reaches every member's buffer through it, bounded by that member's size.
+// dart_team_memderegister is local: it ends the caller's use of the
+// segment and detaches the caller's buffer (which it may free at once);
+// other members keep the segment until they deregister it themselves, in
+// whatever order. Accessing a member's buffer after that member has
+// deregistered it is an error of the program (MPI reports it, or it reads
+// or writes whatever now lives at that address on the owner).
+//
+// How deregistration stays local on each MPI: Team::kDynamicRegistration.
 void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr,
                    dart_gptr_t* gptr) {
   if (gptr) *gptr = DART_GPTR_NULL;
@@ -123,27 +138,33 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   } catch (const Error& e) {
     error = e.what();
   }
-  const int16_t segid = error.empty() ? team.segment_ids().take(true) : int16_t{0};
-  if (error.empty() && segid == 0) error = "team " + std::to_string(teamid) + " has no free segment id left";
+  char* base = bytes > 0 ? static_cast<char*>(addr) : nullptr;
+  int16_t segid = error.empty() ? team.segment_ids().take(true) : int16_t{0};
+  // Every member runs out of ids at the same registration (ids are drawn
+  // and returned collectively): then the reclaim below may free some.
+  const bool exhausted = error.empty() && segid == 0;
 
-  // The window starts at the buffer rounded down to kRegisterAlign: MPICH
-  // (ch4:ucx) misplaces data in windows whose base is only 8-byte aligned,
-  // and a user may well register &a[1]. Each unit's shift from the window
-  // base to its buffer is part of the agreement.
-  const std::size_t shift = bytes > 0 ? reinterpret_cast<std::uintptr_t>(addr) % kRegisterAlign : 0;
   // Agreement in one reduction (MAX over values and their negations gives
   // maximum and minimum at once): any failure, the same segment id
-  // everywhere, and whether sizes and shifts are the same on every unit.
-  // Only when they differ does every member need every member's values
-  // (bounds and displacements of remote accesses): one allgather more.
-  // A symmetric registration thus costs O(1) memory per segment, not
-  // O(units).
-  const auto b = static_cast<std::int64_t>(bytes), sh = static_cast<std::int64_t>(shift);
-  std::int64_t mine[7] = {error.empty() ? 0 : 1, segid, -std::int64_t{segid}, b, -b, sh, -sh};
-  std::int64_t agreed[7];
-  mpi_check(MPI_Allreduce(mine, agreed, 7, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+  // everywhere, the range of ids retired by local deregistrations, and how
+  // full each dynamic window is on its fullest member.
+  const auto [rlo, rhi] = team.retired_range();
+  const int windows = team.dynamic_windows();
+  std::vector<std::int64_t> mine{error.empty() ? 0 : 1, segid, -std::int64_t{segid}, rhi,
+                                 rlo > 0 ? -std::int64_t{rlo} : -std::int64_t{INT32_MAX}};
+  for (int w = 0; w < windows; ++w) mine.push_back(team.attach_load(w, base, bytes));
+  std::vector<std::int64_t> agreed(mine.size());
+  mpi_check(MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX,
+                          team.comm()),
+            "MPI_Allreduce");
+  // Ids every member has deregistered return here, the next point at which
+  // all members meet, whatever else this call decides.
+  if (agreed[3] > 0) team.reclaim_registrations(static_cast<int>(-agreed[4]), static_cast<int>(agreed[3]));
+  if (exhausted) segid = team.segment_ids().take(true);
+  if (error.empty() && segid == 0)
+    error = "team " + std::to_string(teamid) + " has 32768 registrations that some unit has not deregistered";
   const bool anyone_failed = agreed[0] != 0;
-  const bool ids_agree = agreed[1] == -agreed[2];
+  const bool ids_agree = exhausted || agreed[1] == -agreed[2];
   if (!error.empty() || anyone_failed || !ids_agree) {
     if (segid != 0) team.segment_ids().give_back(segid);
     if (!error.empty()) invalid(error);
@@ -152,36 +173,72 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
                              " disagree on the segment id: collective calls were issued in different orders");
   }
 
-  // Windows over user memory may need the target to call MPI (Open MPI's
-  // osc/ucx here), so registered memory needs the progress thread.
+  // Accesses to registered memory may need the target to call MPI (Open
+  // MPI's osc/ucx for windows over user memory, MPICH always), so
+  // registered memory needs the progress thread.
   rt().ensure_progress();
+  std::string attach_error;
+  mpi::Window* win = nullptr;
+  mpi::Window own;
+  int w = -1;
+  std::uint64_t disp = 0;
+  if (Team::kDynamicRegistration) {
+    // The first dynamic window with room for every member's buffer, or a
+    // new one; a displacement is the buffer's address.
+    w = 0;
+    while (w < windows && agreed[5 + static_cast<std::size_t>(w)] >= Team::kAttachMax) ++w;
+    try {
+      if (w == windows) team.add_dynamic_window();
+      win = &team.attach(w, base, bytes);
+    } catch (const Error& e) {
+      attach_error = e.what();
+    }
+    MPI_Aint where = 0;
+    if (base) MPI_Get_address(base, &where);
+    disp = static_cast<std::uint64_t>(where);
+  } else {
+    // A window of its own, starting at the buffer rounded down to
+    // kRegisterAlign (a user may well register &a[1]); the displacement is
+    // the buffer's shift from that base.
+    disp = base ? reinterpret_cast<std::uintptr_t>(base) % kRegisterAlign : 0;
+    try {
+      own = mpi::Window::create(base ? base - disp : nullptr, static_cast<MPI_Aint>(bytes > 0 ? bytes + disp : 0),
+                                team.comm());
+    } catch (const Error& e) {
+      attach_error = e.what();
+    }
+  }
+  // Every member needs every member's size and displacement, and whether
+  // its window or attach succeeded: one allgather.
+  const std::size_t n = static_cast<std::size_t>(team.size());
+  const std::int64_t triple[3] = {static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(disp),
+                                  attach_error.empty() ? 0 : 1};
+  std::vector<std::int64_t> all(3 * n);
+  const int rc = MPI_Allgather(triple, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, team.comm());
+  bool attached_everywhere = rc == MPI_SUCCESS;
+  for (std::size_t u = 0; attached_everywhere && u < n; ++u) attached_everywhere = all[3 * u + 2] == 0;
+  if (!attached_everywhere) {
+    if (win && base) team.detach(w, base);
+    team.segment_ids().give_back(segid);
+    mpi_check(rc, "MPI_Allgather");
+    if (!attach_error.empty()) throw Error(DART_ERR_OTHER, attach_error);
+    fail(DART_ERR_OTHER, "another member of team " + std::to_string(teamid) + " could not attach its buffer");
+  }
+  std::vector<std::size_t> sizes(n);
+  std::vector<std::uint64_t> disps(n);
+  for (std::size_t u = 0; u < n; ++u) {
+    sizes[u] = static_cast<std::size_t>(all[3 * u]);
+    disps[u] = static_cast<std::uint64_t>(all[3 * u + 1]);
+  }
   auto seg = std::make_unique<Segment>();
   seg->kind = SegmentKind::Registered;
   seg->id = segid;
-  seg->my_base = bytes > 0 ? static_cast<char*>(addr) : nullptr;
-  if (agreed[3] == -agreed[4] && agreed[5] == -agreed[6]) {
-    seg->unit_bytes = PerUnit<std::size_t>(bytes);
-    seg->unit_shift = PerUnit<std::size_t>(shift);
-  } else {
-    const std::size_t n = static_cast<std::size_t>(team.size());
-    const std::int64_t pair[2] = {b, sh};
-    std::vector<std::int64_t> all(2 * n);
-    mpi_check(MPI_Allgather(pair, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, team.comm()), "MPI_Allgather");
-    std::vector<std::size_t> sizes(n), shifts(n);
-    for (std::size_t u = 0; u < n; ++u) {
-      sizes[u] = static_cast<std::size_t>(all[2 * u]);
-      shifts[u] = static_cast<std::size_t>(all[2 * u + 1]);
-    }
-    seg->unit_bytes = PerUnit<std::size_t>(std::move(sizes));
-    seg->unit_shift = PerUnit<std::size_t>(std::move(shifts));
-  }
-  try {
-    seg->reg_win = mpi::Window::create(seg->my_base ? seg->my_base - shift : nullptr,
-                                       static_cast<MPI_Aint>(bytes > 0 ? bytes + shift : 0), team.comm());
-  } catch (...) {
-    team.segment_ids().give_back(segid);
-    throw;
-  }
+  seg->my_base = base;
+  seg->own_win = std::move(own);
+  seg->reg_win = win ? win : &seg->own_win;
+  seg->reg_window = w;
+  seg->unit_bytes = PerUnit<std::size_t>(std::move(sizes));
+  seg->unit_disp = PerUnit<std::uint64_t>(std::move(disps));
   team.segments().insert(std::move(seg));
   *gptr = make_gptr(teamid, 0, segid, 0);
 }
@@ -315,9 +372,12 @@ dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {
     Segment& seg = find_segment(gptr, &team);
     if (seg.kind != SegmentKind::Registered)
       invalid("segment " + std::to_string(gptr.segid) + " is not a registration");
+    // Local: the caller's buffer leaves its dynamic window at once; the id
+    // (and a window of its own) stays until every member has deregistered
+    // it (Team::retire).
     std::unique_ptr<Segment> owned = team->segments().remove(gptr.segid);
-    owned.reset();  // collective MPI_Win_free
-    team->segment_ids().give_back(gptr.segid);
+    if (owned->reg_window >= 0 && owned->my_base) team->detach(owned->reg_window, owned->my_base);
+    team->retire(std::move(owned));
   });
 }
 

@@ -71,6 +71,13 @@ Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
   return open(w);
 }
 
+Window Window::create_dynamic(MPI_Comm comm) {
+  Info info = window_hints();
+  MPI_Win w = MPI_WIN_NULL;
+  mpi_check(MPI_Win_create_dynamic(info.get(), comm, &w), "MPI_Win_create_dynamic");
+  return open(w);
+}
+
 void Window::note_issued(int rank) noexcept {
   Issued& is = *issued_;
   bool noted = is.overflow.load(std::memory_order_acquire);

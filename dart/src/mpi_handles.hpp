@@ -127,6 +127,8 @@ class Window {
   static Window allocate(MPI_Aint bytes, MPI_Comm comm, void** base);
   // MPI_Win_create over memory the caller owns.
   static Window create(void* base, MPI_Aint bytes, MPI_Comm comm);
+  // MPI_Win_create_dynamic: memory is attached and detached later, locally.
+  static Window create_dynamic(MPI_Comm comm);
 
   void reset() noexcept;
   [[nodiscard]] MPI_Win get() const noexcept { return win_; }

@@ -52,6 +52,7 @@ dart_ret_t dart_stats_metadata(dart_metadata_t* md) {
       out.segments += m.segments;
       out.team_bytes += m.team_bytes;
       out.segment_bytes += m.segment_bytes;
+      out.retired_registrations += m.retired;
     };
     add(r.world());
     for (dart_team_t id : r.team_ids())

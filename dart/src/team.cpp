@@ -6,6 +6,7 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 
 namespace dart {
@@ -151,13 +152,90 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   members_ = RankMap(std::move(globals));
 }
 
-Team::~Team() = default;
+// Windows are freed collectively, so every member frees the same windows
+// in the same order: live and retired segments together, in ascending
+// order of their id's 16-bit pattern (a registration retired on some
+// members is live on the others), then the dynamic windows, then the
+// heap's chunks.
+Team::~Team() {
+  std::vector<int16_t> ids = segments_.ids();
+  for (const auto& r : retired_) ids.push_back(static_cast<int16_t>(-r.first));
+  std::sort(ids.begin(), ids.end(),
+            [](int16_t a, int16_t b) { return static_cast<uint16_t>(a) < static_cast<uint16_t>(b); });
+  for (int16_t id : ids) {
+    if (id < 0 && retired_.erase(-int{id}) > 0) continue;
+    segments_.remove(id).reset();
+  }
+  dynamic_.clear();
+}
+
+int Team::attach_load(int w, const char* addr, std::size_t bytes) const {
+  const DynamicWindow& d = *dynamic_[static_cast<std::size_t>(w)];
+  if (bytes > 0) {
+    const auto start = reinterpret_cast<std::uintptr_t>(addr), end = start + bytes;
+    auto next = d.attached.lower_bound(start);
+    if (next != d.attached.end() && next->first < end) return kAttachMax;
+    if (next != d.attached.begin() && std::prev(next)->second > start) return kAttachMax;
+  }
+  return static_cast<int>(d.attached.size());
+}
+
+void Team::add_dynamic_window() {
+  auto d = std::make_unique<DynamicWindow>();
+  d->win = mpi::Window::create_dynamic(comm());
+  dynamic_.push_back(std::move(d));
+}
+
+mpi::Window& Team::attach(int w, char* addr, std::size_t bytes) {
+  DynamicWindow& d = *dynamic_[static_cast<std::size_t>(w)];
+  if (bytes > 0) {
+    mpi_check(MPI_Win_attach(d.win.get(), addr, static_cast<MPI_Aint>(bytes)), "MPI_Win_attach");
+    const auto start = reinterpret_cast<std::uintptr_t>(addr);
+    d.attached.emplace(start, start + bytes);
+  }
+  return d.win;
+}
+
+void Team::detach(int w, char* addr) {
+  DynamicWindow& d = *dynamic_[static_cast<std::size_t>(w)];
+  // Complete what this unit issued before the memory leaves the window.
+  if (d.win.take_issued_all()) mpi_check(MPI_Win_flush_all(d.win.get()), "MPI_Win_flush_all");
+  mpi_check(MPI_Win_detach(d.win.get(), addr), "MPI_Win_detach");
+  d.attached.erase(reinterpret_cast<std::uintptr_t>(addr));
+}
+
+void Team::retire(std::unique_ptr<Segment> seg) {
+  const int magnitude = -int{seg->id};
+  retired_.emplace(magnitude, std::move(seg));
+}
+
+std::pair<int, int> Team::retired_range() const noexcept {
+  if (retired_.empty()) return {0, 0};
+  return {retired_.begin()->first, retired_.rbegin()->first};
+}
+
+void Team::reclaim_registrations(int lo, int hi) {
+  if (lo <= 0 || hi < lo) return;
+  const std::size_t bits = static_cast<std::size_t>(hi - lo) + 1;
+  std::vector<std::uint64_t> mine((bits + 63) / 64, 0), all(mine.size(), 0);
+  for (auto it = retired_.lower_bound(lo); it != retired_.end() && it->first <= hi; ++it) {
+    const auto b = static_cast<std::size_t>(it->first - lo);
+    mine[b / 64] |= std::uint64_t{1} << (b % 64);
+  }
+  mpi_check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UINT64_T, MPI_BAND, comm()),
+            "MPI_Allreduce");
+  for (std::size_t b = 0; b < bits; ++b) {
+    if (!(all[b / 64] >> (b % 64) & 1)) continue;
+    const int magnitude = lo + static_cast<int>(b);
+    retired_.erase(magnitude);  // frees its own window: collective, same order everywhere
+    segment_ids_.give_back(static_cast<int16_t>(-magnitude));
+  }
+}
 
 int Team::team_unit_of(int global) const noexcept { return members_.index_of(global); }
 
 std::size_t Segment::metadata_bytes() const noexcept {
-  std::size_t n = sizeof(Segment) + unit_bytes.heap_bytes() + unit_shift.heap_bytes();
-  if (reg_win.get() != MPI_WIN_NULL) n += reg_win.metadata_bytes();
+  std::size_t n = sizeof(Segment) + unit_bytes.heap_bytes() + unit_disp.heap_bytes() + own_win.metadata_bytes();
   if (own_chunk) n += sizeof(Chunk) + own_chunk->metadata_bytes();
   return n;
 }
@@ -176,6 +254,9 @@ Team::Metadata Team::metadata() const {
       ++m.segments;
       m.segment_bytes += s->metadata_bytes();
     }
+  for (const auto& d : dynamic_)
+    m.team_bytes += sizeof(DynamicWindow) + d->win.metadata_bytes() + d->attached.size() * 48;  // map nodes
+  m.retired = retired_.size();
   return m;
 }
 

@@ -17,8 +17,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace dart {
@@ -59,11 +61,16 @@ struct Segment {
   // Bytes of every unit's portion (heap: the largest request of the team,
   // reserved on every unit; local pool: the pool size).
   std::size_t bytes = 0;
-  // Registered memory: the window over the users' buffers and each unit's
-  // registered size.
-  mpi::Window reg_win;
+  // Registered memory (see Team::kDynamicRegistration): the window the
+  // buffers are reached through (own_win, or one of the team's dynamic
+  // windows), and each unit's registered size and displacement (the
+  // buffer's offset from its window base, or its address in a dynamic
+  // window).
+  mpi::Window* reg_win = nullptr;
+  mpi::Window own_win;
+  int reg_window = -1;  // index of reg_win among the team's dynamic windows
   PerUnit<std::size_t> unit_bytes;
-  PerUnit<std::size_t> unit_shift;  // window displacement of each unit's buffer
+  PerUnit<std::uint64_t> unit_disp;
   char* my_base = nullptr;  // start of the caller's portion
   std::atomic<uint16_t> flags{0};
 
@@ -109,7 +116,11 @@ class SegmentTable {
 
 // Segment ids of one team: allocations take 1, 2, ..., registrations
 // -1, -2, ...; freed ids are reused first (LIFO). All members issue the
-// same collective calls in the same order, so they draw the same ids.
+// same collective calls in the same order, so they draw the same ids. A
+// registration id returns to the pool only when every member has
+// deregistered it (Team::reclaim_registrations), never at a local
+// deregistration, so ids stay the same on every member whatever order the
+// members deregister in.
 class SegmentIds {
  public:
   // Next id of the kind, or 0 when the kind is exhausted.
@@ -173,6 +184,7 @@ class Team {
     std::size_t team_bytes = 0;
     std::size_t segments = 0;
     std::size_t segment_bytes = 0;
+    std::size_t retired = 0;  // registrations retired here, windows kept
   };
   [[nodiscard]] Metadata metadata() const;
 
@@ -189,6 +201,54 @@ class Team {
   void heap_allocate(Segment& seg, std::size_t bytes);
   // Returns a heap segment's range. Local; never communicates.
   void heap_release(Segment& seg);
+
+  // ---- registered memory ----
+  // Registration is collective; deregistration is local (DASH's containers
+  // deregister buckets on one unit, in any order). Two ways to honour that,
+  // one per MPI, because each MPI fails at the other:
+  // - MPICH: dynamic windows, where attach and detach are local, created as
+  //   needed and kept until the team ends. A window per registration does
+  //   not work there: once a deregistered buffer's memory is reused for a
+  //   new registration while the old window still exists, MPICH 4.0
+  //   (ch4:ucx) reads the new window's data from stale memory.
+  // - Open MPI: a window per registration (MPI_Win_create); a deregistered
+  //   one is retired and freed collectively once every member has
+  //   deregistered it (reclaim_registrations). Open MPI 4.1's osc/ucx
+  //   dynamic windows cost 5-8 us per access instead of 0.4, take at most
+  //   31 buffers, and corrupt their region table when buffers are attached
+  //   out of address order after a detach.
+#ifdef OPEN_MPI
+  static constexpr bool kDynamicRegistration = false;
+#else
+  static constexpr bool kDynamicRegistration = true;
+#endif
+  static constexpr int kAttachMax = 1 << 20;  // buffers per dynamic window and unit
+  // Number of dynamic windows (the same on every member).
+  [[nodiscard]] int dynamic_windows() const noexcept { return static_cast<int>(dynamic_.size()); }
+  // How full window `w` is for a buffer [addr, addr+bytes) of this member:
+  // its number of attached buffers, or kAttachMax when the buffer would
+  // overlap one (MPI forbids overlapping attachments).
+  [[nodiscard]] int attach_load(int w, const char* addr, std::size_t bytes) const;
+  // Collective: appends a new dynamic window.
+  void add_dynamic_window();
+  // Local: attaches/detaches a buffer (bytes > 0) to/from window `w`.
+  mpi::Window& attach(int w, char* addr, std::size_t bytes);
+  void detach(int w, char* addr);
+
+  // A deregistered segment leaves the table at once, but its id (and its
+  // own window, if it has one) stays until every member has deregistered
+  // it: another member may still hold the segment, and a new registration
+  // must not get its id.
+  void retire(std::unique_ptr<Segment> seg);
+  // Range of the retired registration ids of this member, as magnitudes
+  // (-id, 1 .. 32768); {0, 0} when none.
+  [[nodiscard]] std::pair<int, int> retired_range() const noexcept;
+  // Collective over the team (every member calls it at the same point, with
+  // the team-wide range [lo, hi] of retired magnitudes): frees the windows
+  // of the registrations every member has retired and returns their ids to
+  // the pool, in ascending order of magnitude. One MPI_Allreduce of
+  // (hi-lo)/64+1 words.
+  void reclaim_registrations(int lo, int hi);
 
  private:
   dart_team_t id_;
@@ -212,6 +272,14 @@ class Team {
   std::vector<std::unique_ptr<Chunk>> heap_;
   SegmentTable segments_;
   SegmentIds segment_ids_;
+  struct DynamicWindow {
+    mpi::Window win;
+    std::map<std::uintptr_t, std::uintptr_t> attached;  // this member's buffers: start -> end
+  };
+  std::vector<std::unique_ptr<DynamicWindow>> dynamic_;
+  // Registrations deregistered here, possibly held elsewhere, by magnitude
+  // of the id (-id); ordered, so every member walks them in one order.
+  std::map<int, std::unique_ptr<Segment>> retired_;
 };
 
 }  // namespace dart

@@ -53,6 +53,10 @@ typedef struct {
   uint64_t team_bytes;     /* bookkeeping of those teams (heap chunks, segment tables) */
   uint64_t segment_bytes;  /* bookkeeping of those segments */
   uint64_t runtime_bytes;  /* tables of fixed size (team table, local pool) */
+  /* registrations the caller has deregistered whose window is kept until
+   * every member of the team has deregistered them too (freed at the next
+   * registration on the team after that, or with the team) */
+  uint64_t retired_registrations;
 } dart_metadata_t;
 
 /* Fills *md. DART_ERR_INVAL for NULL, DART_ERR_OTHER before dart_init.

@@ -64,6 +64,9 @@
 #include <utility>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace dart;
 
 namespace {
@@ -184,8 +187,24 @@ BlockPiece plain_piece(const Elem& e, int n) {
   return p;
 }
 
-void require_buf(const void* buf, std::size_t nelem, const char* what) {
+// A buffer of `nelem` elements spanning `bytes`: not NULL unless empty, and
+// mapped to its end. A count near SIZE_MAX passes the size arithmetic but
+// would make MPI run off the end of memory (a segfault, not an error), so
+// a span that wraps around is rejected, and a span above 1 GiB must have
+// its last byte mapped (one mincore(2), only for such sizes).
+void require_buf(const void* buf, std::size_t nelem, std::size_t bytes, const char* what) {
   if (!buf && nelem > 0) invalid(std::string(what) + " is NULL with " + std::to_string(nelem) + " elements");
+  if (bytes == 0) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(buf);
+  bool mapped = bytes <= static_cast<std::size_t>(PTRDIFF_MAX) && start <= UINTPTR_MAX - bytes;
+  if (mapped && bytes > (std::size_t{1} << 30)) {
+    static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    unsigned char resident = 0;
+    mapped = mincore(reinterpret_cast<void*>((start + bytes - 1) & ~(page - 1)), 1, &resident) == 0;
+  }
+  if (!mapped)
+    invalid(std::string(what) + " of " + std::to_string(nelem) + " elements (" + std::to_string(bytes) +
+            " bytes) extends beyond mapped memory");
 }
 
 int root_of(const Team& team, dart_team_unit_t root) {
@@ -411,7 +430,7 @@ void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t
     r = root_of(team, root);
     e = elem_of(dtype);
     bytes = checked_bytes(nelem, e.bytes);
-    require_buf(buf, nelem, "buf");
+    require_buf(buf, nelem, bytes, "buf");
     if (!agreeing) return;
     fused = bytes <= kPayloadBytes;
     pk.fingerprint(Kind::Bcast, r, false, 0, bytes, 0);
@@ -441,9 +460,9 @@ void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatyp
     at_root = team.myid() == r;
     // sendbuf is read at the root only. A root whose recvbuf is its own
     // block of sendbuf receives in place (MPI rejects aliased buffers).
-    if (at_root) require_buf(sendbuf, nelem, "sendbuf (at the root)");
+    if (at_root) require_buf(sendbuf, nelem, total, "sendbuf (at the root)");
     in_place = at_root && recvbuf && recvbuf == at(sendbuf, static_cast<std::size_t>(r) * nelem, e);
-    require_buf(recvbuf, nelem, "recvbuf");
+    require_buf(recvbuf, nelem, block, "recvbuf");
     if (!agreeing) return;
     fused = total <= kPayloadBytes;
     pk.fingerprint(Kind::Scatter, r, false, 0, block, 0);
@@ -478,9 +497,9 @@ void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
     at_root = team.myid() == r;
     // recvbuf is written at the root only. A root whose sendbuf is its own
     // block of recvbuf sends in place.
-    if (at_root) require_buf(recvbuf, nelem, "recvbuf (at the root)");
+    if (at_root) require_buf(recvbuf, nelem, total, "recvbuf (at the root)");
     in_place = at_root && sendbuf && sendbuf == at(recvbuf, static_cast<std::size_t>(r) * nelem, e);
-    require_buf(sendbuf, nelem, "sendbuf");
+    require_buf(sendbuf, nelem, block, "sendbuf");
     if (!agreeing) return;
     fused = total <= kPayloadBytes;
     pk.fingerprint(Kind::Gather, r, false, 0, block, 0);
@@ -516,7 +535,7 @@ void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datat
     e = elem_of(dtype);
     total = blocks_bytes(nelem, team.size(), e);
     block = nelem * e.bytes;
-    require_buf(recvbuf, nelem, "recvbuf");
+    require_buf(recvbuf, nelem, total, "recvbuf");
     // In place (spec): sendbuf NULL or recvbuf; also when it is the caller's
     // own block of recvbuf, which MPI would reject as aliased.
     in_place = !sendbuf || sendbuf == recvbuf || sendbuf == at(recvbuf, me * nelem, e);
@@ -575,8 +594,7 @@ void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtyp
         invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
       span = std::max(span, end);
     }
-    checked_bytes(span, e.bytes);
-    require_buf(recvbuf, span, "recvbuf");
+    require_buf(recvbuf, span, checked_bytes(span, e.bytes), "recvbuf");
     if (!agreeing) return;
     const std::size_t total_bytes = checked_bytes(total, e.bytes);
     fused = total_bytes <= kPayloadBytes;
@@ -636,7 +654,7 @@ void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_dataty
     e = elem_of(dtype);
     const std::size_t total = blocks_bytes(nelem, team.size(), e);
     block = nelem * e.bytes;
-    require_buf(recvbuf, nelem, "recvbuf");
+    require_buf(recvbuf, nelem, total, "recvbuf");
     in_place = !sendbuf || sendbuf == recvbuf;
     if (!agreeing) return;
     fused = total <= kPayloadBytes / size;  // size x size blocks
@@ -832,10 +850,10 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
     red = reduction_of(dtype, op, nelem);
     bytes = checked_bytes(red.count, red.elem.bytes);
     result_here = root < 0 || team.myid() == root;
-    if (result_here) require_buf(recvbuf, nelem, root < 0 ? "recvbuf" : "recvbuf (at the root)");
+    if (result_here) require_buf(recvbuf, nelem, bytes, root < 0 ? "recvbuf" : "recvbuf (at the root)");
     // The spec lets an implementation treat sendbuf == recvbuf as in place.
     in_place = result_here && sendbuf == recvbuf;
-    if (!in_place) require_buf(sendbuf, nelem, "sendbuf");
+    if (!in_place) require_buf(sendbuf, nelem, bytes, "sendbuf");
     if (!agreeing) return;
     // Small reductions of basic types with predefined operations travel in
     // the packet: the agreement computes them.
@@ -912,7 +930,7 @@ Message message(const void* buf, std::size_t nelem, dart_datatype_t dtype, int t
                 const char* what) {
   Message m{message_count(nelem), elem_of(dtype), tag, peer_of(unit)};
   check_tag(tag);
-  require_buf(buf, nelem, what);
+  require_buf(buf, nelem, checked_bytes(nelem, m.elem.bytes), what);
   return m;
 }
 

@@ -861,6 +861,26 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   CHECK_EQ(dart_alltoall(a.data(), b.data(), SIZE_MAX / 4, DART_TYPE_LONG, DART_TEAM_ALL), DART_ERR_INVAL);
   CHECK_EQ(dart_allreduce(a.data(), b.data(), SIZE_MAX / 2, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL),
            DART_ERR_INVAL);
+  // Counts whose bytes fit size_t but not the buffer: beyond the address
+  // space, or far beyond what is mapped (MPI would run off the end of the
+  // buffer and crash).
+  for (const size_t count : {SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 3, size_t{1} << 40}) {
+    BOOST_TEST_CONTEXT(count << " bytes") {
+      CHECK_EQ(dart_bcast(a.data(), count, DART_TYPE_BYTE, r0, DART_TEAM_ALL), DART_ERR_INVAL);
+      CHECK_EQ(dart_allreduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+      CHECK_EQ(dart_reduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, r0, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+      CHECK_EQ(dart_scatter(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, r0, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+      CHECK_EQ(dart_gather(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, r0, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+      CHECK_EQ(dart_allgather(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+      CHECK_EQ(dart_alltoall(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, DART_TEAM_ALL),
+               DART_ERR_INVAL);
+    }
+  }
 
   // Two-sided: units outside [0, size), negative tags, tags above
   // MPI_TAG_UB, more than INT_MAX elements, NULL buffers.

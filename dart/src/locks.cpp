@@ -17,9 +17,12 @@
 #include <dash/dart/if/dart_globmem.h>
 
 #include <atomic>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 struct dart_lock_struct {
   dart_team_t team = DART_TEAM_NULL;
@@ -86,6 +89,46 @@ Word spin(const dart_lock_struct& l, std::uint64_t offset, Pred done) {
   }
 }
 
+// Every handle dart_team_lock_init gave out and dart_team_lock_destroy has
+// not taken back. A handle is looked up here before it is dereferenced, so
+// a copy of a destroyed handle is an error, not a use after free. A
+// destroyed lock's memory is kept until kQuarantine more locks have been
+// destroyed, so a stale handle does not at once name a new lock that
+// happens to get the same address.
+class Handles {
+ public:
+  void add(dart_lock_struct* l) {
+    std::lock_guard<std::mutex> g(m_);
+    live_.insert(l);
+  }
+  [[nodiscard]] bool live(const dart_lock_struct* l) {
+    std::lock_guard<std::mutex> g(m_);
+    return live_.count(l) != 0;
+  }
+  // Ends the handle's life; nullptr when it was not live.
+  dart_lock_struct* take(dart_lock_struct* l) {
+    std::lock_guard<std::mutex> g(m_);
+    return live_.erase(l) ? l : nullptr;
+  }
+  void quarantine(std::unique_ptr<dart_lock_struct> l) {
+    std::lock_guard<std::mutex> g(m_);
+    dead_.push_back(std::move(l));
+    if (dead_.size() > kQuarantine) dead_.pop_front();
+  }
+
+ private:
+  static constexpr std::size_t kQuarantine = 1024;
+  std::mutex m_;
+  std::unordered_set<const dart_lock_struct*> live_;
+  std::deque<std::unique_ptr<dart_lock_struct>> dead_;
+};
+
+// Never destroyed: handles may be checked during static destruction.
+Handles& handles() {
+  static auto* h = new Handles();
+  return *h;
+}
+
 // The team of the lock while it and the lock's words live, else nullptr.
 Team* lock_team(const dart_lock_struct& l) noexcept {
   Runtime* r = runtime();
@@ -97,6 +140,7 @@ Team* lock_team(const dart_lock_struct& l) noexcept {
 dart_lock_struct& live_lock(dart_lock_t lock) {
   if (!lock) invalid("lock is DART_LOCK_NULL");
   (void)rt();
+  if (!handles().live(lock)) invalid("the lock handle was destroyed (or never made by dart_team_lock_init)");
   if (!lock_team(*lock)) invalid("the lock's team or its global memory no longer exists");
   return *lock;
 }
@@ -135,6 +179,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t* lock) {
       (void)dart_team_memfree(l->words);
       throw;
     }
+    handles().add(l.get());
     *lock = l.release();
   });
 }
@@ -142,8 +187,14 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t* lock) {
 dart_ret_t dart_team_lock_destroy(dart_lock_t* lock) {
   return entry("dart_team_lock_destroy", [&] {
     if (!lock || !*lock) return;
-    std::unique_ptr<dart_lock_struct> owned(*lock);
+    dart_lock_struct* taken = handles().take(*lock);
+    if (!taken) invalid("the lock handle was already destroyed (or never made by dart_team_lock_init)");
+    std::unique_ptr<dart_lock_struct> owned(taken);
     *lock = DART_LOCK_NULL;
+    struct Quarantine {
+      std::unique_ptr<dart_lock_struct>& l;
+      ~Quarantine() { handles().quarantine(std::move(l)); }
+    } keep{owned};
     (void)rt();
     if (Team* team = lock_team(*owned)) {
       mpi_check(MPI_Barrier(team->comm()), "MPI_Barrier");  // nobody still uses the words
@@ -216,7 +267,7 @@ dart_ret_t dart_lock_release(dart_lock_t lock) {
 }
 
 bool dart_lock_initialized(struct dart_lock_struct const* lock) {
-  return lock && lock_team(*lock);
+  return lock && handles().live(lock) && lock_team(*lock);
 }
 
 }  // extern "C"

@@ -161,6 +161,23 @@ BOOST_AUTO_TEST_CASE(init_destroy_and_initialized) {
   CHECK_OK(dart_team_lock_destroy(&b));
   CHECK_RANK(b == DART_LOCK_NULL);
 
+  // A copy of a destroyed handle is detected, never dereferenced (under
+  // AddressSanitizer this was a heap use after free).
+  dart_lock_t c = new_lock();
+  const dart_lock_t copy = c;
+  CHECK_OK(dart_team_lock_destroy(&c));
+  {
+    dartcheck::QuietDart quiet;
+    int32_t got = -1;
+    CHECK_RANK(!dart_lock_initialized(copy));
+    CHECK_EQ(dart_lock_acquire(copy), DART_ERR_INVAL);
+    CHECK_EQ(dart_lock_try_acquire(copy, &got), DART_ERR_INVAL);
+    CHECK_EQ(got, 0);
+    CHECK_EQ(dart_lock_release(copy), DART_ERR_INVAL);
+    dart_lock_t again = copy;
+    CHECK_EQ(dart_team_lock_destroy(&again), DART_ERR_INVAL);
+  }
+
   // Repeated cycles, each lock used once.
   const int cycles = slow_ranks() ? 20 : 100;
   for (int c = 0; c < cycles; ++c) {

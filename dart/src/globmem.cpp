@@ -93,16 +93,37 @@ void team_alloc(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, da
   *gptr = make_gptr(teamid, 0, segid, 0);
 }
 
+// A collective free. Every member checks its pointer and all agree before
+// anything is freed: if any member's pointer is bad, or the members name
+// different segments, the call fails on every member and the segment stays
+// allocated everywhere, so the team's segments and ids stay in step. A
+// NULL pointer is a local no-op; an unknown team fails at once (there is
+// nobody to agree with).
 void team_free(dart_gptr_t gptr) {
   if (is_null(gptr)) return;
-  Team* team = nullptr;
-  Segment& seg = find_segment(gptr, &team);
-  if (seg.kind != SegmentKind::Heap)
-    invalid("segment " + std::to_string(gptr.segid) + " was not made by dart_team_memalloc_aligned" +
-            (seg.kind == SegmentKind::Registered ? " (use dart_team_memderegister)" : ""));
-  std::unique_ptr<Segment> owned = team->segments().remove(gptr.segid);
-  team->heap_release(*owned);
-  team->segment_ids().give_back(gptr.segid);
+  Team& team = rt().team(gptr.teamid);
+  std::string error;
+  try {
+    const Segment& seg = find_segment(gptr);
+    if (seg.kind != SegmentKind::Heap)
+      invalid("segment " + std::to_string(gptr.segid) + " was not made by dart_team_memalloc_aligned" +
+              (seg.kind == SegmentKind::Registered ? " (use dart_team_memderegister)" : ""));
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  const std::int64_t mine[3] = {error.empty() ? 0 : 1, gptr.segid, -std::int64_t{gptr.segid}};
+  std::int64_t agreed[3] = {0, 0, 0};
+  mpi_check(MPI_Allreduce(mine, agreed, 3, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+  if (!error.empty()) invalid(error);
+  if (agreed[0] != 0)
+    invalid("another member of team " + std::to_string(gptr.teamid) + " passed an invalid pointer; segment " +
+            std::to_string(gptr.segid) + " stays allocated on every member");
+  if (agreed[1] != -agreed[2])
+    invalid("members of team " + std::to_string(gptr.teamid) +
+            " name different segments; nothing was freed (collective calls in different orders?)");
+  std::unique_ptr<Segment> owned = team.segments().remove(gptr.segid);
+  team.heap_release(*owned);
+  team.segment_ids().give_back(gptr.segid);
 }
 
 constexpr std::size_t kRegisterAlign = 64;

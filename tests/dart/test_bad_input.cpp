@@ -653,6 +653,40 @@ BOOST_FIXTURE_TEST_CASE(collective_allocation_with_bad_arguments_on_one_rank, Da
   g_context.clear();
 }
 
+// One unit passes a bad pointer to a collective free while the others pass
+// the right one: the call fails on every unit and the segment stays
+// allocated everywhere (it used to be freed on the others, after which
+// every team allocation failed with "disagree on the segment id").
+BOOST_FIXTURE_TEST_CASE(team_memfree_with_a_bad_pointer_on_one_rank, Dart) {
+  const int bad_rank = n - 1;
+  dart_gptr_t g = team_ints(4);
+  dart_gptr_t bogus = g;
+  bogus.segid = 1234;
+  g_context = "bad pointer on rank " + std::to_string(bad_rank) + " only";
+  if (me == bad_rank)
+    CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memfree", dart_team_memfree(bogus));
+  else
+    CHECK_FAILS("dart_team_memfree", dart_team_memfree(g));
+  g_context.clear();
+  // Still allocated everywhere: a ring of puts into it works.
+  int out[4] = {me, me, me, me};
+  CHECK_OK(dart_put_blocking(at(g, (me + 1) % n), out, 4, DART_TYPE_INT, DART_TYPE_INT));
+  CHECK_OK(dart_barrier(DART_TEAM_ALL));
+  int in[4] = {-1, -1, -1, -1};
+  CHECK_OK(dart_get_blocking(in, at(g, me), 4, DART_TYPE_INT, DART_TYPE_INT));
+  CHECK_EQ(in[0], (me + n - 1) % n);
+  CHECK_OK(dart_barrier(DART_TEAM_ALL));
+  // And the team goes on: a new allocation has one id everywhere.
+  dart_gptr_t next = team_ints(4);
+  int16_t segid = next.segid, lo = 0, hi = 0;
+  MPI_Allreduce(&segid, &lo, 1, MPI_INT16_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&segid, &hi, 1, MPI_INT16_T, MPI_MAX, MPI_COMM_WORLD);
+  CHECK_EQ(lo, hi);
+  CHECK_RANK(next.segid != g.segid);
+  CHECK_OK(dart_team_memfree(next));
+  CHECK_OK(dart_team_memfree(g));
+}
+
 BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
   constexpr std::uint64_t kBytes = 8 * sizeof(int);
   dart_gptr_t tg = team_ints(8);

@@ -6,8 +6,13 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+
+#include <sys/statvfs.h>
 
 namespace dart {
 
@@ -270,7 +275,52 @@ static char* page_aligned(void* p) {
   return reinterpret_cast<char*>((a + kPage - 1) & ~std::uintptr_t(kPage - 1));
 }
 
+// Bytes this node can still back with memory for a window: what the
+// kernel reports available (MemAvailable plus free swap) and, since both
+// MPIs place window memory in files under /dev/shm, the room left on that
+// file system; the smaller of the two. UINT64_MAX when neither is known.
+static std::uint64_t node_memory_available() {
+  std::uint64_t avail = UINT64_MAX;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    unsigned long long kib = 0;
+    std::uint64_t mem = 0, swap = 0;
+    bool have_mem = false;
+    while (std::fscanf(f, "%63s %llu kB", key, &kib) == 2) {
+      if (std::strcmp(key, "MemAvailable:") == 0) mem = kib * 1024, have_mem = true;
+      if (std::strcmp(key, "SwapFree:") == 0) swap = kib * 1024;
+    }
+    std::fclose(f);
+    if (have_mem) avail = mem + swap;
+  }
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) == 0) avail = std::min<std::uint64_t>(avail, std::uint64_t{fs.f_bavail} * fs.f_frsize);
+  return avail;
+}
+
+// Collective over the team. MPI does not fail a window allocation the node
+// cannot back cleanly: Open MPI fails it on one unit and leaves the others
+// waiting, MPICH on none (a later touch of the memory is a SIGBUS). So the
+// units first agree that every node can back its part, and otherwise all
+// fail with DART_ERR_NOMEM and nothing is allocated.
+void Team::require_backing(std::size_t bytes_per_unit) {
+  const std::uint64_t available = node_memory_available();
+  std::uint64_t need = 0;
+  const bool fits = !__builtin_mul_overflow(std::uint64_t{bytes_per_unit}, std::uint64_t(node_size_), &need) &&
+                    need <= available;
+  int mine = fits ? 1 : 0, all = 0;
+  mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm()), "MPI_Allreduce");
+  if (all) return;
+  if (fits)
+    fail(DART_ERR_NOMEM, "another node of team " + std::to_string(id_) + " cannot back " +
+                             std::to_string(bytes_per_unit) + " bytes per unit");
+  fail(DART_ERR_NOMEM, "this node cannot back " + std::to_string(bytes_per_unit) + " bytes for each of its " +
+                           std::to_string(node_size_) + " units of team " + std::to_string(id_) + " (" +
+                           std::to_string(available) + " bytes of memory and /dev/shm space available)");
+}
+
 std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
+  require_backing(bytes + kPage);
   auto chunk = std::make_unique<Chunk>(bytes);
   void* base = nullptr;
   if (!single_node_ && !load_store_) {

@@ -191,7 +191,8 @@ class Team {
   SegmentTable& segments() noexcept { return segments_; }
   SegmentIds& segment_ids() noexcept { return segment_ids_; }
 
-  // Creates a chunk of `bytes` per unit. Collective over the team.
+  // Creates a chunk of `bytes` per unit. Collective over the team; fails
+  // with DART_ERR_NOMEM on every unit when some node cannot back it.
   std::unique_ptr<Chunk> make_chunk(std::size_t bytes);
 
   // Reserves `bytes` (> 0, the same on every member) in the symmetric heap
@@ -251,6 +252,8 @@ class Team {
   void reclaim_registrations(int lo, int hi);
 
  private:
+  void require_backing(std::size_t bytes_per_unit);
+
   dart_team_t id_;
   std::uint64_t serial_;
   const Config& cfg_;

@@ -4,6 +4,10 @@
 # benchmark-report.txt at the top of the tree. Each benchmark prints our
 # figure, its baseline measured in the same run and the ratio. The machine
 # should be otherwise idle: the figures are small and easily disturbed.
+# The on-node hot path also runs against DASH's own DART-MPI when DASH_SRC
+# (a DASH source tree) and DASH_BUILD_OPENMPI / DASH_BUILD_MPICH (its build
+# trees for each MPI) are set, and is plotted (build-<mpi>/hotpath/*.png)
+# when python3-matplotlib is installed.
 # Usage: scripts/run-benchmarks.sh
 set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,6 +32,11 @@ for mpi in openmpi mpich; do
     rma_env=(-env DART_SHARED_MEMORY 0)
     nps=(1 2 3)
   fi
+  # The on-node hot path against the limit, raw MPI and (if given) DASH.
+  dash_build_var=DASH_BUILD_${mpi^^}
+  dash_args=()
+  [ -n "${DASH_SRC:-}" ] && [ -n "${!dash_build_var:-}" ] && dash_args=(--dash-src "$DASH_SRC" --dash-build "${!dash_build_var}")
+  run "$mpi: bench_hotpath, 2 ranks, ours${dash_args:+ vs DASH DART-MPI}" "$top/scripts/bench-hotpath.sh" "$mpi" "${dash_args[@]}"
   # One-sided access from rank 0 to rank 1: on the node (load/store), and
   # through MPI RMA (every unit its own node).
   run "$mpi: bench_rma, 2 ranks, on-node path" "${launch[@]}" -np 2 "$b/tests/perf/bench_rma"

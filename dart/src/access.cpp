@@ -28,8 +28,12 @@ Target resolve(const dart_gptr_t& g) {
   if (unit < 0 || unit >= t.team->size())
     invalid("unit " + std::to_string(unit) + " is out of range for team " +
             std::to_string(g.teamid) + " of " + std::to_string(t.team->size()) + " units");
-  const std::size_t portion = t.seg->portion_bytes(unit);
   const std::uint64_t offset = g.addr_or_offs.offset;
+  if (t.seg->kind == SegmentKind::LocalPool && Extents::names_extent(offset)) {
+    rt().extents().resolve(unit, offset, t);
+    return t;
+  }
+  const std::size_t portion = t.seg->portion_bytes(unit);
   if (offset > portion)
     invalid("offset " + std::to_string(offset) + " lies beyond the " + std::to_string(portion) +
             "-byte portion of unit " + std::to_string(unit) + " in segment " +

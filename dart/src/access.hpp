@@ -2,6 +2,7 @@
 // reached. Every put, get, flush, accumulate and atomic calls resolve().
 #pragma once
 
+#include "local_extents.hpp"
 #include "team.hpp"
 
 #include <dash/dart/if/dart_globmem.h>
@@ -22,12 +23,45 @@ struct Target {
   MPI_Aint disp = 0;           // byte displacement of gptr's offset in `win`
   char* local = nullptr;       // load/store address when the target shares memory with us
   std::size_t avail = 0;       // bytes from the offset to the end of the target's portion
+  bool dynamic = false;        // reached through a dynamic window (extents of dart_memalloc)
 };
 
 // Validates `g` (team known and caller a member, unit in range, segment
 // alive, offset inside the target's portion) and resolves it. Throws
 // DART_ERR_INVAL with the reason otherwise.
 Target resolve(const dart_gptr_t& g);
+
+// The fast path of resolve(). The mapped segment `g` names, from the
+// direct-access cache (team.hpp), or nullptr, and then the caller takes
+// resolve(), which explains any error.
+[[nodiscard]] inline const Segment* direct_segment(const dart_gptr_t& g) noexcept {
+  const std::uint32_t key = direct_cache::key(g.teamid, g.segid);
+  const Segment* seg = direct_cache::g_slots[direct_cache::slot(key)].load(std::memory_order_acquire);
+  return seg && seg->direct.key == key ? seg : nullptr;
+}
+
+// The load/store address of `bytes` at `g` when the caller maps the
+// target's memory and the access is certainly valid (a heap or pool
+// segment, the target on the caller's node, the range inside its portion);
+// nullptr otherwise. Three dependent loads and predictable branches.
+[[nodiscard]] inline char* direct_in(const Segment* seg, const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const Segment::Direct& d = seg->direct;
+  const auto node_rank = static_cast<unsigned>(g.unitid - d.first);
+  const std::uint64_t offset = g.addr_or_offs.offset;
+  if (node_rank >= static_cast<unsigned>(d.units) || offset > d.bytes || bytes > d.bytes - offset) return nullptr;
+  return d.parts[node_rank] + d.offset + offset;
+}
+
+[[nodiscard]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const Segment* seg = direct_segment(g);
+  return seg ? direct_in(seg, g, bytes) : nullptr;
+}
+
+// Whether `g` points into memory of dart_memalloc beyond the pool (an
+// extent: local_extents.hpp), which has its own window.
+[[nodiscard]] inline bool names_extent(const dart_gptr_t& g) noexcept {
+  return g.teamid == DART_TEAM_ALL && g.segid == DART_SEGMENT_LOCAL && Extents::names_extent(g.addr_or_offs.offset);
+}
 
 // The segment a collective free or a flag query names (offset and unit
 // ignored). Throws DART_ERR_INVAL.

@@ -140,7 +140,7 @@ void with_any_type(dart_datatype_t dtype, Fn&& fn) {
 // (test_atomics shows each). MPICH's are exact for every type.
 bool emulated(const Target& t, dart_datatype_t dtype) {
 #if defined(OPEN_MPI)
-  if (t.seg->kind != SegmentKind::Registered && t.team->on_one_host()) return false;
+  if (!t.dynamic && t.seg->kind != SegmentKind::Registered && t.team->on_one_host()) return false;
   const std::size_t es = basic_type_size(dtype);
   return !(is_integral_type(dtype) && (es == 4 || es == 8));
 #else
@@ -239,7 +239,8 @@ void combine_all(const char* current, const void* values, char* next, std::size_
 }  // namespace
 
 bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
-  return t.local && t.seg->kind != SegmentKind::Registered && t.team->single_node() &&
+  // Memory without a window (extents every accessor maps) has no other path.
+  return t.local && (t.win == MPI_WIN_NULL || (t.seg->kind != SegmentKind::Registered && t.team->single_node())) &&
          dtype != DART_TYPE_LONG_DOUBLE;
 }
 
@@ -300,21 +301,61 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
   if (local_complete) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
 }
 
-void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
-                  dart_operation_t op) {
+namespace {
+
+void check_fetch_and_op(const void* value, const void* result, dart_datatype_t dtype, dart_operation_t op) {
   check_atomic_op(op, dtype);
-  check_extent(t, basic_type_size(dtype));
   if (!value) invalid("value is NULL");
   if (!result) invalid("result is NULL");
+}
+
+void check_compare_and_swap(const void* value, const void* compare, const void* result, dart_datatype_t dtype) {
+  if (!is_integral_type(dtype))
+    invalid("compare-and-swap takes integer types only (DART_TYPE_BYTE ... DART_TYPE_ULONGLONG)");
+  if (!value || !compare || !result) invalid("value, compare or result is NULL");
+}
+
+// The CPU paths, on the target's address in the shared mapping.
+void fetch_and_op_cpu(char* local, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op) {
+  stats::add(stats::CpuAtomic);
+  with_cpu_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T v;
+    std::memcpy(&v, value, sizeof v);
+    const T old = atomic_apply(reinterpret_cast<T*>(local), v, op);
+    std::memcpy(result, &old, sizeof old);
+  });
+}
+
+void compare_and_swap_cpu(char* local, const void* value, const void* compare, void* result,
+                          dart_datatype_t dtype) {
+  stats::add(stats::CpuAtomic);
+  with_cpu_type(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T expected, desired;
+    std::memcpy(&expected, compare, sizeof expected);
+    std::memcpy(&desired, value, sizeof desired);
+    __atomic_compare_exchange(reinterpret_cast<T*>(local), &expected, &desired, false, __ATOMIC_SEQ_CST,
+                              __ATOMIC_SEQ_CST);
+    std::memcpy(result, &expected, sizeof expected);  // the old value either way
+  });
+}
+
+}  // namespace
+
+char* direct_atomic(const dart_gptr_t& g, dart_datatype_t dtype) noexcept {
+  const std::size_t size = basic_size_or_zero(dtype);
+  if (size == 0 || dtype == DART_TYPE_LONG_DOUBLE) return nullptr;
+  const Segment* seg = direct_segment(g);
+  return seg && seg->direct.cpu_atomics ? direct_in(seg, g, size) : nullptr;
+}
+
+void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
+                  dart_operation_t op) {
+  check_fetch_and_op(value, result, dtype, op);
+  check_extent(t, basic_type_size(dtype));
   if (cpu_atomics(t, dtype)) {
-    stats::add(stats::CpuAtomic);
-    with_cpu_type(dtype, [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
-      T v;
-      std::memcpy(&v, value, sizeof v);
-      const T old = atomic_apply(reinterpret_cast<T*>(t.local), v, op);
-      std::memcpy(result, &old, sizeof old);
-    });
+    fetch_and_op_cpu(t.local, value, result, dtype, op);
     return;
   }
   if (emulated(t, dtype)) {
@@ -334,21 +375,10 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
 
 void compare_and_swap(const Target& t, const void* value, const void* compare, void* result,
                       dart_datatype_t dtype) {
-  if (!is_integral_type(dtype))
-    invalid("compare-and-swap takes integer types only (DART_TYPE_BYTE ... DART_TYPE_ULONGLONG)");
+  check_compare_and_swap(value, compare, result, dtype);
   check_extent(t, basic_type_size(dtype));
-  if (!value || !compare || !result) invalid("value, compare or result is NULL");
   if (cpu_atomics(t, dtype)) {
-    stats::add(stats::CpuAtomic);
-    with_cpu_type(dtype, [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
-      T expected, desired;
-      std::memcpy(&expected, compare, sizeof expected);
-      std::memcpy(&desired, value, sizeof desired);
-      __atomic_compare_exchange(reinterpret_cast<T*>(t.local), &expected, &desired, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-      std::memcpy(result, &expected, sizeof expected);  // the old value either way
-    });
+    compare_and_swap_cpu(t.local, value, compare, result, dtype);
     return;
   }
   if (emulated(t, dtype)) {
@@ -386,13 +416,26 @@ dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void* values, 
 
 dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
                              dart_operation_t op) {
-  return entry("dart_fetch_and_op", [&] { fetch_and_op(resolve(gptr), value, result, dtype, op); });
+  return entry("dart_fetch_and_op", [&] {
+    if (char* local = direct_atomic(gptr, dtype)) {
+      check_fetch_and_op(value, result, dtype, op);
+      fetch_and_op_cpu(local, value, result, dtype, op);
+      return;
+    }
+    fetch_and_op(resolve(gptr), value, result, dtype, op);
+  });
 }
 
 dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void* value, const void* compare, void* result,
                                  dart_datatype_t dtype) {
-  return entry("dart_compare_and_swap",
-               [&] { compare_and_swap(resolve(gptr), value, compare, result, dtype); });
+  return entry("dart_compare_and_swap", [&] {
+    if (char* local = direct_atomic(gptr, dtype)) {
+      check_compare_and_swap(value, compare, result, dtype);
+      compare_and_swap_cpu(local, value, compare, result, dtype);
+      return;
+    }
+    compare_and_swap(resolve(gptr), value, compare, result, dtype);
+  });
 }
 
 }  // extern "C"

@@ -89,7 +89,7 @@ void team_alloc(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, da
     throw;
   }
   seg->my_base = seg->chunk ? seg->chunk->my_base + seg->chunk_offset : nullptr;
-  team.segments().insert(std::move(seg));
+  team.publish(std::move(seg));
   *gptr = make_gptr(teamid, 0, segid, 0);
 }
 
@@ -260,7 +260,7 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   seg->reg_window = w;
   seg->unit_bytes = PerUnit<std::size_t>(std::move(sizes));
   seg->unit_disp = PerUnit<std::uint64_t>(std::move(disps));
-  team.segments().insert(std::move(seg));
+  team.publish(std::move(seg));
   *gptr = make_gptr(teamid, 0, segid, 0);
 }
 
@@ -297,7 +297,10 @@ dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void** addr) {
     require(addr, "addr");
     Team* team = nullptr;
     Segment& seg = find_segment(gptr, &team);
-    if (gptr.unitid == team->myid() && seg.my_base)
+    if (gptr.unitid == team->myid() && seg.kind == SegmentKind::LocalPool &&
+        Extents::names_extent(gptr.addr_or_offs.offset))
+      *addr = rt().extents().own_address(gptr.addr_or_offs.offset);
+    else if (gptr.unitid == team->myid() && seg.my_base)
       *addr = seg.my_base + gptr.addr_or_offs.offset;
     else
       *addr = nullptr;  // another unit's memory is never handed out
@@ -312,6 +315,12 @@ dart_ret_t dart_gptr_setaddr(dart_gptr_t* gptr, void* addr) {
     const char* base = seg.my_base;
     const char* a = static_cast<const char*>(addr);
     const std::size_t portion = seg.portion_bytes(team->myid());
+    if (seg.kind == SegmentKind::LocalPool && (!base || a < base || a > base + portion)) {
+      if (auto off = rt().extents().own_offset(a)) {
+        gptr->addr_or_offs.offset = *off;
+        return;
+      }
+    }
     if (!base || a < base || a > base + portion)
       invalid("address " + std::to_string(reinterpret_cast<std::uintptr_t>(addr)) +
               " is not inside the caller's portion of segment " + std::to_string(gptr->segid));
@@ -342,12 +351,14 @@ dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr)
     Runtime& r = rt();
     const std::size_t bytes = checked_bytes(nelem, basic_type_size(dtype));
     std::size_t offset = 0;
-    // A zero-byte request still yields a distinct, freeable pointer.
-    if (!r.local_allocate(bytes > 0 ? bytes : 1, &offset))
-      fail(DART_ERR_NOMEM, "the local pool (" + std::to_string(r.config().local_pool_bytes) +
-                               " bytes, DART_LOCAL_POOL_SIZE) has no free block of " +
-                               std::to_string(bytes) + " bytes");
-    *gptr = make_gptr(DART_TEAM_ALL, r.myid(), DART_SEGMENT_LOCAL, offset);
+    // A zero-byte request still yields a distinct, freeable pointer. The
+    // pool first (the fast path), then the extents beyond it.
+    std::uint64_t at = 0;
+    if (r.local_allocate(bytes > 0 ? bytes : 1, &offset))
+      at = offset;
+    else
+      at = r.extents().allocate(bytes > 0 ? bytes : 1);
+    *gptr = make_gptr(DART_TEAM_ALL, r.myid(), DART_SEGMENT_LOCAL, at);
   });
 }
 
@@ -360,7 +371,8 @@ dart_ret_t dart_memfree(dart_gptr_t gptr) {
               ") was not made by dart_memalloc");
     if (gptr.unitid != r.myid())
       invalid("unit " + std::to_string(gptr.unitid) + " owns this block; only the owner may free it");
-    if (!r.local_release(gptr.addr_or_offs.offset))
+    const std::uint64_t offset = gptr.addr_or_offs.offset;
+    if (!(Extents::names_extent(offset) ? r.extents().release(offset) : r.local_release(offset)))
       invalid("offset " + std::to_string(gptr.addr_or_offs.offset) +
               " is not the start of a live block (double free, or never allocated)");
   });

@@ -130,6 +130,45 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   }
 }
 
+// The fast path of every basic transfer to memory this unit maps: the
+// target's address, with `bytes` set, when both types are the same basic
+// type and the access is valid; nullptr for everything else, which
+// transfer() then checks and explains. No call, no exception frame: an 8-byte
+// put is a store and a fence plus a few predictable branches.
+inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem, dart_datatype_t a,
+                             dart_datatype_t b, std::size_t* bytes) noexcept {
+  const std::size_t size = basic_size_or_zero(a);
+  if (a != b || size == 0 || !buf || __builtin_mul_overflow(nelem, size, bytes)) return nullptr;
+  return direct(g, *bytes);
+}
+
+// memcpy with the common element sizes spelled out, so the compiler emits
+// one move instead of a call.
+inline void copy(void* dst, const void* src, std::size_t n) noexcept {
+  switch (n) {
+    case 8: std::memcpy(dst, src, 8); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    default: std::memcpy(dst, src, n);
+  }
+}
+
+// Direct put and get; the ordering is the one explained in transfer().
+inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode) noexcept {
+  stats::add(stats::LocalPut);
+  stats::add(stats::LocalBytes, bytes);
+  copy(dst, src, bytes);
+  if (mode == Mode::Blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_release);
+}
+
+inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
+  stats::add(stats::LocalGet);
+  stats::add(stats::LocalBytes, bytes);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  copy(dst, src, bytes);
+}
+
 dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
                        dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
   const Target t = resolve(gptr);
@@ -272,11 +311,33 @@ bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
 
 enum class FlushKind { One, All, LocalOne, LocalAll };
 
+// A flush of a mapped segment on whose windows nothing was issued through
+// MPI (all its traffic was load/store) owes only the fence. True when that
+// is the case and the call is valid.
+bool flush_direct(const dart_gptr_t& gptr, FlushKind kind) noexcept {
+  const Segment* seg = direct_segment(gptr);
+  // Memory of dart_memalloc beyond the pool has a window of its own.
+  if (!seg || names_extent(gptr)) return false;
+  if ((kind == FlushKind::One || kind == FlushKind::LocalOne) &&
+      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(seg->direct.team_size))
+    return false;
+  const Runtime* r = runtime();
+  if (!r || seg->chunk->shm_win.maybe_issued() || seg->chunk->team_win.maybe_issued() || r->have_orphans())
+    return false;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  stats::add(stats::SkippedFlush);
+  return true;
+}
+
 void flush(dart_gptr_t gptr, FlushKind kind) {
-  gptr.addr_or_offs.offset = 0;  // names the segment (and unit) only
+  // Names the segment (and unit) only; for memory of dart_memalloc beyond
+  // the pool, also the extent, whose window differs.
+  const bool extent = names_extent(gptr);
+  gptr.addr_or_offs.offset = extent ? gptr.addr_or_offs.offset & ~Extents::kByteMask : 0;
   Target t;
-  if (kind == FlushKind::All || kind == FlushKind::LocalAll) {
-    // The unit is irrelevant; resolve through the caller's own portion.
+  if ((kind == FlushKind::All || kind == FlushKind::LocalAll) && !extent) {
+    // The unit is irrelevant; resolve through the caller's own portion
+    // (an extent exists on its owner only, so it resolves through that).
     Team* team = nullptr;
     find_segment(gptr, &team);
     gptr.unitid = team->myid();
@@ -309,6 +370,11 @@ extern "C" {
 
 dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
                              dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (char* dst = direct_transfer(gptr, src, nelem, src_type, dst_type, &bytes)) {
+    direct_put(dst, src, bytes, Mode::Blocking);
+    return DART_OK;
+  }
   return entry("dart_put_blocking", [&] {
     transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Blocking);
   });
@@ -316,12 +382,22 @@ dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, da
 
 dart_ret_t dart_get_blocking(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
                              dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (const char* src = direct_transfer(gptr, dest, nelem, src_type, dst_type, &bytes)) {
+    direct_get(dest, src, bytes);
+    return DART_OK;
+  }
   return entry("dart_get_blocking",
                [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Blocking); });
 }
 
 dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
                     dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (char* dst = direct_transfer(gptr, src, nelem, src_type, dst_type, &bytes)) {
+    direct_put(dst, src, bytes, Mode::Nonblocking);
+    return DART_OK;
+  }
   return entry("dart_put", [&] {
     transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Nonblocking);
   });
@@ -329,6 +405,11 @@ dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_dataty
 
 dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
                     dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (const char* src = direct_transfer(gptr, dest, nelem, src_type, dst_type, &bytes)) {
+    direct_get(dest, src, bytes);
+    return DART_OK;
+  }
   return entry("dart_get",
                [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Nonblocking); });
 }
@@ -407,18 +488,22 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
 }
 
 dart_ret_t dart_flush(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::One)) return DART_OK;
   return entry("dart_flush", [&] { flush(gptr, FlushKind::One); });
 }
 
 dart_ret_t dart_flush_all(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::All)) return DART_OK;
   return entry("dart_flush_all", [&] { flush(gptr, FlushKind::All); });
 }
 
 dart_ret_t dart_flush_local(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::LocalOne)) return DART_OK;
   return entry("dart_flush_local", [&] { flush(gptr, FlushKind::LocalOne); });
 }
 
 dart_ret_t dart_flush_local_all(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::LocalAll)) return DART_OK;
   return entry("dart_flush_local_all", [&] { flush(gptr, FlushKind::LocalAll); });
 }
 

@@ -58,6 +58,9 @@ class RankMap {
   }
 
   [[nodiscard]] int size() const noexcept { return size_; }
+  // Whether the values are first, first+1, ..., first+size-1.
+  [[nodiscard]] bool contiguous() const noexcept { return table_.empty() && stride_ == 1; }
+  [[nodiscard]] int first() const noexcept { return first_; }
   [[nodiscard]] int operator[](int i) const noexcept {
     return table_.empty() ? first_ + i * stride_ : table_[static_cast<std::size_t>(i)];
   }

@@ -16,7 +16,6 @@ namespace {
 // launcher would never see the exit. The OS reclaims the memory; MPI's
 // launcher sees a process that ended without finalizing and ends the job.
 Runtime* g_owner = nullptr;
-std::atomic<Runtime*> g_runtime{nullptr};
 constexpr std::size_t kLocalAlign = 64;
 }  // namespace
 
@@ -36,13 +35,18 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   seg->chunk = seg->own_chunk.get();
   seg->my_base = seg->chunk->my_base;
   local_pool_ = std::make_unique<RangeAllocator>(cfg_.local_pool_bytes);
-  world_->segments().insert(std::move(seg));
+  world_->publish(std::move(seg));
   // The runtime's own word, at the same offset on every unit. It is zeroed
   // before the first collective that follows dart_init, and only used
   // after one.
   if (!local_allocate(kLocalAlign, &runtime_word_offset_))
     fail(DART_ERR_NOMEM, "DART_LOCAL_POOL_SIZE is too small for the runtime's own word");
   std::memset(world_->segments().find(DART_SEGMENT_LOCAL)->my_base + runtime_word_offset_, 0, kLocalAlign);
+  // The extents' directory, also at the same offset everywhere.
+  std::size_t directory_offset = 0;
+  if (!local_allocate(Extents::kDirectoryBytes, &directory_offset))
+    fail(DART_ERR_NOMEM, "DART_LOCAL_POOL_SIZE is too small for the runtime's own words");
+  extents_ = std::make_unique<Extents>(*world_, directory_offset, cfg_.local_pool_bytes);
 
   // The progress thread may start later, from a call that is collective
   // over some other team; its communicator is made now, while all units
@@ -87,6 +91,7 @@ Runtime::~Runtime() {
   // window frees that follow keep it so.
   reap_requests(true);
   MPI_Barrier(world_->comm());
+  extents_.reset();
   world_.reset();
 }
 
@@ -159,7 +164,7 @@ bool Runtime::local_release(std::size_t offset) {
   return local_pool_->release(offset);
 }
 
-Runtime* runtime() noexcept { return g_runtime.load(std::memory_order_acquire); }
+std::atomic<Runtime*> g_runtime{nullptr};
 
 Runtime& rt() {
   Runtime* r = runtime();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "local_extents.hpp"
 #include "progress.hpp"
 #include "team.hpp"
 
@@ -55,6 +56,8 @@ class Runtime {
   // functions are thread-safe), in the caller's part of segment 0.
   [[nodiscard]] bool local_allocate(std::size_t bytes, std::size_t* offset);
   [[nodiscard]] bool local_release(std::size_t offset);
+  // dart_memalloc's memory beyond the pool.
+  Extents& extents() noexcept { return *extents_; }
 
   // Offset in every unit's part of segment 0 of a 64-bit word the runtime
   // keeps for itself: the lock of emulated atomics (atomics.cpp).
@@ -87,12 +90,20 @@ class Runtime {
   std::mutex orphans_mutex_;
   std::vector<MPI_Request> orphans_;
   std::atomic<bool> have_orphans_{false};  // lets flushes skip the lock
+ public:
+  // Whether reap_requests has anything to do.
+  [[nodiscard]] bool have_orphans() const noexcept { return have_orphans_.load(std::memory_order_acquire); }
+
+ private:
   std::unique_ptr<RangeAllocator> local_pool_;
+  std::unique_ptr<Extents> extents_;
   std::size_t runtime_word_offset_ = 0;
 };
 
-// The runtime, or nullptr before dart_init / after dart_exit.
-Runtime* runtime() noexcept;
+// The runtime, or nullptr before dart_init / after dart_exit. Inline: every
+// put and get asks first.
+extern std::atomic<Runtime*> g_runtime;
+inline Runtime* runtime() noexcept { return g_runtime.load(std::memory_order_acquire); }
 // The runtime; throws DART_ERR_NOTINIT when DART is not initialised.
 Runtime& rt();
 

@@ -279,7 +279,7 @@ static char* page_aligned(void* p) {
 // kernel reports available (MemAvailable plus free swap) and, since both
 // MPIs place window memory in files under /dev/shm, the room left on that
 // file system; the smaller of the two. UINT64_MAX when neither is known.
-static std::uint64_t node_memory_available() {
+std::uint64_t node_memory_available() {
   std::uint64_t avail = UINT64_MAX;
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
     char key[64];
@@ -317,6 +317,45 @@ void Team::require_backing(std::size_t bytes_per_unit) {
   fail(DART_ERR_NOMEM, "this node cannot back " + std::to_string(bytes_per_unit) + " bytes for each of its " +
                            std::to_string(node_size_) + " units of team " + std::to_string(id_) + " (" +
                            std::to_string(available) + " bytes of memory and /dev/shm space available)");
+}
+
+namespace direct_cache {
+std::atomic<const Segment*> g_slots[kSlots];
+
+void insert(const Segment* seg) noexcept {
+  const Segment* expected = nullptr;
+  g_slots[slot(seg->direct.key)].compare_exchange_strong(expected, seg, std::memory_order_release);
+}
+
+void erase(const Segment* seg) noexcept {
+  const Segment* expected = seg;
+  g_slots[slot(seg->direct.key)].compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel);
+}
+}  // namespace direct_cache
+
+Segment::~Segment() {
+  if (direct.parts) direct_cache::erase(this);
+}
+
+void Team::publish(std::unique_ptr<Segment> seg) {
+  // Registered buffers are mapped only in their owner (and their sizes
+  // differ by unit), so they always take resolve().
+  const bool mapped = load_store_ && seg->kind != SegmentKind::Registered && seg->chunk &&
+                      !seg->chunk->node_base.empty() && node_members_.contiguous() &&
+                      std::none_of(seg->chunk->node_base.begin(), seg->chunk->node_base.end(),
+                                   [](const char* p) { return p == nullptr; });
+  if (mapped) {
+    seg->direct.parts = seg->chunk->node_base.data();
+    seg->direct.offset = seg->chunk_offset;
+    seg->direct.bytes = seg->bytes;
+    seg->direct.key = direct_cache::key(id_, seg->id);
+    seg->direct.first = node_members_.first();
+    seg->direct.units = node_members_.size();
+    seg->direct.team_size = size_;
+    seg->direct.cpu_atomics = single_node_;
+    direct_cache::insert(seg.get());
+  }
+  segments_.insert(std::move(seg));
 }
 
 std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {

@@ -51,6 +51,21 @@ struct Chunk {
 enum class SegmentKind { LocalPool, Heap, Registered };
 
 struct Segment {
+  // The load/store fast path (direct() in access.hpp), first so that one
+  // cache line serves it. Filled by Team::publish when the caller maps the
+  // segment's memory of every unit of its node and those units are
+  // team units first .. first+units-1; `parts` is null otherwise
+  // (registered memory, DART_SHARED_MEMORY=0, zero bytes, a scattered node).
+  struct Direct {
+    char* const* parts = nullptr;  // the chunk's part of each node rank
+    std::size_t offset = 0;        // the segment's offset in every part
+    std::size_t bytes = 0;         // every unit's portion
+    std::uint32_t key = 0;         // direct_key(team, id)
+    int first = 0;                 // team unit of node rank 0
+    int units = 0;                 // node ranks
+    int team_size = 0;
+    bool cpu_atomics = false;      // the team is on one node (atomics.cpp)
+  } direct;
   SegmentKind kind = SegmentKind::Heap;
   int16_t id = 0;
   // Heap and local pool: the chunk holding the memory and the segment's
@@ -74,6 +89,12 @@ struct Segment {
   char* my_base = nullptr;  // start of the caller's portion
   std::atomic<uint16_t> flags{0};
 
+  Segment() = default;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+  // Leaves the direct-access cache before the memory goes.
+  ~Segment();
+
   // Bytes of `unit`'s portion.
   [[nodiscard]] std::size_t portion_bytes(int unit) const {
     return kind == SegmentKind::Registered ? unit_bytes[static_cast<std::size_t>(unit)] : bytes;
@@ -81,6 +102,29 @@ struct Segment {
   // Heap bytes of the segment's own bookkeeping (not its memory, not MPI's).
   [[nodiscard]] std::size_t metadata_bytes() const noexcept;
 };
+
+// The direct-access cache: mapped segments of every team, found from a
+// global pointer's team and segment id with one load. Direct-mapped; a
+// segment whose slot is taken is simply not cached and takes resolve().
+namespace direct_cache {
+constexpr std::size_t kSlots = 4096;
+extern std::atomic<const Segment*> g_slots[kSlots];
+[[nodiscard]] constexpr std::uint32_t key(int16_t team, int16_t segid) noexcept {
+  return (static_cast<std::uint32_t>(static_cast<uint16_t>(team)) << 16) | static_cast<uint16_t>(segid);
+}
+[[nodiscard]] constexpr std::size_t slot(std::uint32_t key) noexcept {
+  return (key ^ (key >> 16) * 61) & (kSlots - 1);
+}
+// Caches `seg` (direct.parts set) when its slot is free.
+void insert(const Segment* seg) noexcept;
+// Removes `seg` if it is cached.
+void erase(const Segment* seg) noexcept;
+}  // namespace direct_cache
+
+// Bytes this node can still back: memory (MemAvailable + SwapFree) or, as
+// MPIs and extents place memory in /dev/shm, the room there; the smaller.
+// UINT64_MAX when neither is known.
+[[nodiscard]] std::uint64_t node_memory_available();
 
 // Live segments of a team, indexed by segment id (int16_t). Two levels of
 // 256 slots so an idle team costs 2 KiB; reads are lock-free so a put may
@@ -189,6 +233,10 @@ class Team {
   [[nodiscard]] Metadata metadata() const;
 
   SegmentTable& segments() noexcept { return segments_; }
+  [[nodiscard]] const SegmentTable& segments() const noexcept { return segments_; }
+  // Makes a fully built segment reachable (its fast-path fields filled in)
+  // and hands it to the segment table.
+  void publish(std::unique_ptr<Segment> seg);
   SegmentIds& segment_ids() noexcept { return segment_ids_; }
 
   // Creates a chunk of `bytes` per unit. Collective over the team; fails

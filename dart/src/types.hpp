@@ -25,6 +25,16 @@ namespace dart {
 // Size in bytes of a basic type; throws DART_ERR_INVAL for anything else.
 std::size_t basic_type_size(dart_datatype_t t);
 
+// Size in bytes of a basic type, 0 for anything else; for fast paths that
+// hand everything else to the checked path.
+[[nodiscard]] inline std::size_t basic_size_or_zero(dart_datatype_t t) noexcept {
+  static constexpr std::size_t kSizes[] = {0, 1, sizeof(short), sizeof(int), sizeof(unsigned int), sizeof(long),
+                                    sizeof(unsigned long), sizeof(long long), sizeof(unsigned long long),
+                                    sizeof(float), sizeof(double), sizeof(long double)};
+  static_assert(sizeof(kSizes) / sizeof(kSizes[0]) == DART_TYPE_LAST, "one size per basic type");
+  return is_basic_type(t) ? kSizes[t] : 0;
+}
+
 // The MPI type used for a basic type in accumulate-type operations and
 // collectives (BYTE is treated as unsigned char there).
 MPI_Datatype basic_mpi_type(dart_datatype_t t);

@@ -1,8 +1,8 @@
-// Memory exhaustion is an error, never a hang or a crash: a team allocation
-// (or allocator pool) larger than the node can back fails with
-// DART_ERR_NOMEM on every unit, whether every unit or only one asks for the
-// large size, and the runtime stays usable: a normal allocation afterwards
-// works and carries data around the ring.
+// Memory exhaustion is an error, never a hang or a crash: a dart_memalloc
+// larger than the node can back fails with DART_ERR_NOMEM on its unit; a
+// team allocation (or allocator pool) fails on every unit, whether every
+// unit or only one asks for the large size; and the runtime stays usable: a
+// normal allocation afterwards works and carries data around the ring.
 #include "dart_checks.hpp"
 
 #include <cstdint>
@@ -54,6 +54,20 @@ BOOST_AUTO_TEST_CASE(team_allocation_beyond_memory_on_every_unit) {
     CHECK_EQ(dart_team_memalloc_aligned(DART_TEAM_ALL, huge, DART_TYPE_BYTE, &g), DART_ERR_NOMEM);
   }
   CHECK_RANK(DART_GPTR_ISNULL(g));
+  runtime_still_usable(me, n);
+}
+
+BOOST_AUTO_TEST_CASE(local_allocation_beyond_memory) {
+  // dart_memalloc is local: each unit learns it alone, at once.
+  dart_gptr_t g = DART_GPTR_NULL;
+  {
+    dartcheck::QuietDart quiet;
+    CHECK_EQ(dart_memalloc(beyond_memory(), DART_TYPE_BYTE, &g), DART_ERR_NOMEM);
+  }
+  CHECK_RANK(DART_GPTR_ISNULL(g));
+  // Memory beyond the pool is still there for a request the node can back.
+  REQUIRE_OK(dart_memalloc(std::size_t(64) << 20, DART_TYPE_BYTE, &g));
+  CHECK_OK(dart_memfree(g));
   runtime_still_usable(me, n);
 }
 

@@ -64,5 +64,8 @@ for i in $(seq "$runs"); do
     dash_out+=("$f")
   fi
 done
-python3 "$top/scripts/hotpath-report.py" --title "$mpi, 2 ranks on one node" --ours "${ours_out[@]}" \
+py=python3
+# Debian's python3 has python3-matplotlib; another python3 first in PATH may not.
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+"$py" "$top/scripts/hotpath-report.py" --title "$mpi, 2 ranks on one node" --ours "${ours_out[@]}" \
   ${dash_bin:+--dash "${dash_out[@]}"} --tsv "$out/hotpath-$mpi.tsv" --plot "$out"

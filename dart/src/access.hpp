@@ -31,30 +31,30 @@ struct Target {
 // DART_ERR_INVAL with the reason otherwise.
 Target resolve(const dart_gptr_t& g);
 
-// The fast path of resolve(). The mapped segment `g` names, from the
-// direct-access cache (team.hpp), or nullptr, and then the caller takes
-// resolve(), which explains any error.
-[[nodiscard]] inline const Segment* direct_segment(const dart_gptr_t& g) noexcept {
-  const std::uint32_t key = direct_cache::key(g.teamid, g.segid);
-  const Segment* seg = direct_cache::g_slots[direct_cache::slot(key)].load(std::memory_order_acquire);
-  return seg && seg->direct.key == key ? seg : nullptr;
+// The fast path of resolve(). The direct-access cache's slot of the
+// mapped segment `g` names (team.hpp), or nullptr, and then the caller
+// takes resolve(), which explains any error.
+[[nodiscard, gnu::always_inline]] inline const direct_cache::Entry* direct_entry(const dart_gptr_t& g) noexcept {
+  const std::uint64_t key = direct_cache::key(g.teamid, g.segid);
+  const direct_cache::Entry& e = direct_cache::g_slots[direct_cache::slot(key)];
+  return e.key.load(std::memory_order_acquire) == key ? &e : nullptr;
 }
 
 // The load/store address of `bytes` at `g` when the caller maps the
 // target's memory and the access is certainly valid (a heap or pool
 // segment, the target on the caller's node, the range inside its portion);
-// nullptr otherwise. Three dependent loads and predictable branches.
-[[nodiscard]] inline char* direct_in(const Segment* seg, const dart_gptr_t& g, std::size_t bytes) noexcept {
-  const Segment::Direct& d = seg->direct;
+// nullptr otherwise. Two dependent loads and predictable branches.
+[[nodiscard, gnu::always_inline]] inline char* direct_in(const direct_cache::Entry& e, const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const Segment::Direct& d = e.d;
   const auto node_rank = static_cast<unsigned>(g.unitid - d.first);
   const std::uint64_t offset = g.addr_or_offs.offset;
   if (node_rank >= static_cast<unsigned>(d.units) || offset > d.bytes || bytes > d.bytes - offset) return nullptr;
   return d.parts[node_rank] + d.offset + offset;
 }
 
-[[nodiscard]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
-  const Segment* seg = direct_segment(g);
-  return seg ? direct_in(seg, g, bytes) : nullptr;
+[[nodiscard, gnu::always_inline]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const direct_cache::Entry* e = direct_entry(g);
+  return e ? direct_in(*e, g, bytes) : nullptr;
 }
 
 // Whether `g` points into memory of dart_memalloc beyond the pool (an

@@ -74,7 +74,7 @@ T combine(T x, T v, dart_operation_t op) {
 // otherwise; the builtins work on the shared mapping across processes
 // because they are lock-free for these sizes.
 template <class T>
-T atomic_apply(T* target, T v, dart_operation_t op) {
+[[gnu::always_inline]] inline T atomic_apply(T* target, T v, dart_operation_t op) {
   static_assert(__atomic_always_lock_free(sizeof(T), 0), "CPU atomics must be lock-free");
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
@@ -97,7 +97,7 @@ T atomic_apply(T* target, T v, dart_operation_t op) {
 
 // Calls fn(T*) with the C type of a basic DART type other than long double.
 template <class Fn>
-void with_cpu_type(dart_datatype_t dtype, Fn&& fn) {
+[[gnu::always_inline]] inline void with_cpu_type(dart_datatype_t dtype, Fn&& fn) {
   switch (dtype) {
     case DART_TYPE_BYTE: fn(static_cast<unsigned char*>(nullptr)); return;
     case DART_TYPE_SHORT: fn(static_cast<short*>(nullptr)); return;
@@ -244,6 +244,20 @@ bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
          dtype != DART_TYPE_LONG_DOUBLE;
 }
 
+static bool atomic_op_ok(dart_operation_t op, dart_datatype_t dtype) noexcept {
+  if (!is_basic_type(dtype)) return false;
+  switch (op) {
+    case DART_OP_MIN: case DART_OP_MAX: case DART_OP_SUM: case DART_OP_PROD:
+    case DART_OP_REPLACE: case DART_OP_NO_OP:
+      return true;
+    case DART_OP_BAND: case DART_OP_BOR: case DART_OP_BXOR:
+    case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
+      return is_integral_type(dtype);
+    default:
+      return false;
+  }
+}
+
 void check_atomic_op(dart_operation_t op, dart_datatype_t dtype) {
   if (!is_basic_type(dtype))
     invalid("accumulate-type operations take basic types only, not " + std::to_string(static_cast<long long>(dtype)));
@@ -316,7 +330,8 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 }
 
 // The CPU paths, on the target's address in the shared mapping.
-void fetch_and_op_cpu(char* local, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op) {
+[[gnu::always_inline]] inline void fetch_and_op_cpu(char* local, const void* value, void* result,
+                                                   dart_datatype_t dtype, dart_operation_t op) {
   stats::add(stats::CpuAtomic);
   with_cpu_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -327,8 +342,8 @@ void fetch_and_op_cpu(char* local, const void* value, void* result, dart_datatyp
   });
 }
 
-void compare_and_swap_cpu(char* local, const void* value, const void* compare, void* result,
-                          dart_datatype_t dtype) {
+[[gnu::always_inline]] inline void compare_and_swap_cpu(char* local, const void* value, const void* compare,
+                                                       void* result, dart_datatype_t dtype) {
   stats::add(stats::CpuAtomic);
   with_cpu_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -343,11 +358,25 @@ void compare_and_swap_cpu(char* local, const void* value, const void* compare, v
 
 }  // namespace
 
-char* direct_atomic(const dart_gptr_t& g, dart_datatype_t dtype) noexcept {
+[[gnu::noinline, gnu::cold]] static dart_ret_t fetch_and_op_checked(dart_gptr_t gptr, const void* value, void* result,
+                                                             dart_datatype_t dtype, dart_operation_t op) {
+  return entry("dart_fetch_and_op", [&] { fetch_and_op(resolve(gptr), value, result, dtype, op); });
+}
+
+[[gnu::noinline, gnu::cold]] static dart_ret_t compare_and_swap_checked(dart_gptr_t gptr, const void* value,
+                                                                 const void* compare, void* result,
+                                                                 dart_datatype_t dtype) {
+  return entry("dart_compare_and_swap", [&] { compare_and_swap(resolve(gptr), value, compare, result, dtype); });
+}
+
+// The fast path of cpu_atomics(resolve(g)): the target's address when the
+// CPU path serves `dtype` there and the element lies inside the portion;
+// nullptr otherwise.
+[[gnu::always_inline]] static inline char* direct_atomic(const dart_gptr_t& g, dart_datatype_t dtype) noexcept {
   const std::size_t size = basic_size_or_zero(dtype);
   if (size == 0 || dtype == DART_TYPE_LONG_DOUBLE) return nullptr;
-  const Segment* seg = direct_segment(g);
-  return seg && seg->direct.cpu_atomics ? direct_in(seg, g, size) : nullptr;
+  const direct_cache::Entry* e = direct_entry(g);
+  return e && e->d.cpu_atomics ? direct_in(*e, g, size) : nullptr;
 }
 
 void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
@@ -414,28 +443,25 @@ dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void* values, 
                [&] { accumulate(resolve(gptr), values, nelem, dtype, op, true); });
 }
 
+// The fast path serves valid calls on mapped memory of a one-node team;
+// everything else, errors included, takes the checked path, out of line
+// and with the pointer by value so the fast path keeps it in registers.
 dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
                              dart_operation_t op) {
-  return entry("dart_fetch_and_op", [&] {
-    if (char* local = direct_atomic(gptr, dtype)) {
-      check_fetch_and_op(value, result, dtype, op);
-      fetch_and_op_cpu(local, value, result, dtype, op);
-      return;
-    }
-    fetch_and_op(resolve(gptr), value, result, dtype, op);
-  });
+  if (char* local = direct_atomic(gptr, dtype); local && value && result && atomic_op_ok(op, dtype)) {
+    fetch_and_op_cpu(local, value, result, dtype, op);
+    return DART_OK;
+  }
+  return fetch_and_op_checked(gptr, value, result, dtype, op);
 }
 
 dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void* value, const void* compare, void* result,
                                  dart_datatype_t dtype) {
-  return entry("dart_compare_and_swap", [&] {
-    if (char* local = direct_atomic(gptr, dtype)) {
-      check_compare_and_swap(value, compare, result, dtype);
-      compare_and_swap_cpu(local, value, compare, result, dtype);
-      return;
-    }
-    compare_and_swap(resolve(gptr), value, compare, result, dtype);
-  });
+  if (char* local = direct_atomic(gptr, dtype); local && value && compare && result && is_integral_type(dtype)) {
+    compare_and_swap_cpu(local, value, compare, result, dtype);
+    return DART_OK;
+  }
+  return compare_and_swap_checked(gptr, value, compare, result, dtype);
 }
 
 }  // extern "C"

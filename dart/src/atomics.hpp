@@ -19,10 +19,6 @@ namespace dart {
 // takes the MPI path; the spec promises atomicity only among operations of
 // the same type, so that split is safe.
 [[nodiscard]] bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept;
-// The fast path of cpu_atomics(resolve(g)): the target's address when the
-// CPU path serves `dtype` there and the element lies inside the portion;
-// nullptr otherwise.
-[[nodiscard]] char* direct_atomic(const dart_gptr_t& g, dart_datatype_t dtype) noexcept;
 
 // Throws DART_ERR_INVAL unless `op` may be applied to `dtype` by
 // accumulate-type operations.

@@ -157,8 +157,12 @@ class Window {
   // Reads without clearing: local completion leaves remote completion due.
   [[nodiscard]] bool issued(int rank) const noexcept;
   [[nodiscard]] bool issued_any() const noexcept { return issued_->any.load(std::memory_order_acquire); }
-  // As issued_any, and false for a null window.
-  [[nodiscard]] bool maybe_issued() const noexcept { return issued_ && issued_any(); }
+  // The flag issued_any reads, for fast paths that keep it at hand; a
+  // flag that is never set for a null window.
+  [[nodiscard]] const std::atomic<bool>* issued_flag() const noexcept {
+    static const std::atomic<bool> never{false};
+    return issued_ ? &issued_->any : &never;
+  }
   // Heap bytes of the record (0 for a null window).
   [[nodiscard]] std::size_t metadata_bytes() const noexcept { return issued_ ? sizeof(Issued) : 0; }
 

@@ -135,26 +135,48 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
 // type and the access is valid; nullptr for everything else, which
 // transfer() then checks and explains. No call, no exception frame: an 8-byte
 // put is a store and a fence plus a few predictable branches.
-inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem, dart_datatype_t a,
+[[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem, dart_datatype_t a,
                              dart_datatype_t b, std::size_t* bytes) noexcept {
   const std::size_t size = basic_size_or_zero(a);
   if (a != b || size == 0 || !buf || __builtin_mul_overflow(nelem, size, bytes)) return nullptr;
   return direct(g, *bytes);
 }
 
-// memcpy with the common element sizes spelled out, so the compiler emits
-// one move instead of a call.
-inline void copy(void* dst, const void* src, std::size_t n) noexcept {
-  switch (n) {
-    case 8: std::memcpy(dst, src, 8); return;
-    case 4: std::memcpy(dst, src, 4); return;
-    case 16: std::memcpy(dst, src, 16); return;
-    default: std::memcpy(dst, src, n);
+// memcpy without the call for up to 64 bytes: two moves of a fixed size
+// that overlap as needed (both loads before both stores, so the overlap is
+// harmless). An 8-byte put is then one load and one store.
+[[gnu::always_inline]] inline void copy(void* dst, const void* src, std::size_t n) noexcept {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  auto two = [&](auto tag) {
+    using Chunk = decltype(tag);
+    Chunk a, b;
+    std::memcpy(&a, s, sizeof a);
+    std::memcpy(&b, s + n - sizeof b, sizeof b);
+    std::memcpy(d, &a, sizeof a);
+    std::memcpy(d + n - sizeof b, &b, sizeof b);
+  };
+  struct B16 { char c[16]; };
+  struct B32 { char c[32]; };
+  if (n == 8) {
+    std::memcpy(d, s, 8);
+  } else if (n > 64) {
+    std::memcpy(d, s, n);
+  } else if (n >= 32) {
+    two(B32{});
+  } else if (n >= 16) {
+    two(B16{});
+  } else if (n >= 8) {
+    two(std::uint64_t{});
+  } else if (n >= 4) {
+    two(std::uint32_t{});
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
   }
 }
 
 // Direct put and get; the ordering is the one explained in transfer().
-inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode) noexcept {
+[[gnu::always_inline]] inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode) noexcept {
   stats::add(stats::LocalPut);
   stats::add(stats::LocalBytes, bytes);
   copy(dst, src, bytes);
@@ -162,11 +184,23 @@ inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode)
   else std::atomic_thread_fence(std::memory_order_release);
 }
 
-inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
+[[gnu::always_inline]] inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
   stats::add(stats::LocalGet);
   stats::add(stats::LocalBytes, bytes);
   std::atomic_thread_fence(std::memory_order_acquire);
   copy(dst, src, bytes);
+}
+
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
+                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode);
+
+// The checked path of the blocking and non-blocking transfers, out of line
+// and taking the pointer by value, so the fast path keeps its arguments in
+// registers instead of spilling the pointer for a reference.
+[[gnu::noinline, gnu::cold]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf,
+                                                         std::size_t nelem, dart_datatype_t local_type,
+                                                         dart_datatype_t remote_type, Mode mode) {
+  return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
 }
 
 dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
@@ -314,15 +348,16 @@ enum class FlushKind { One, All, LocalOne, LocalAll };
 // A flush of a mapped segment on whose windows nothing was issued through
 // MPI (all its traffic was load/store) owes only the fence. True when that
 // is the case and the call is valid.
-bool flush_direct(const dart_gptr_t& gptr, FlushKind kind) noexcept {
-  const Segment* seg = direct_segment(gptr);
+[[gnu::always_inline]] inline bool flush_direct(dart_gptr_t gptr, FlushKind kind) noexcept {
+  const direct_cache::Entry* e = direct_entry(gptr);
   // Memory of dart_memalloc beyond the pool has a window of its own.
-  if (!seg || names_extent(gptr)) return false;
+  if (!e || names_extent(gptr)) return false;
   if ((kind == FlushKind::One || kind == FlushKind::LocalOne) &&
-      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(seg->direct.team_size))
+      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(e->d.team_size))
     return false;
   const Runtime* r = runtime();
-  if (!r || seg->chunk->shm_win.maybe_issued() || seg->chunk->team_win.maybe_issued() || r->have_orphans())
+  if (!r || e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
+      r->have_orphans())
     return false;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   stats::add(stats::SkippedFlush);
@@ -364,6 +399,11 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   }
 }
 
+// The checked path of the flushes, out of line (see transfer_checked).
+[[gnu::noinline, gnu::cold]] dart_ret_t flush_checked(const char* call, dart_gptr_t gptr, FlushKind kind) {
+  return entry(call, [&] { flush(gptr, kind); });
+}
+
 }  // namespace
 
 extern "C" {
@@ -375,9 +415,8 @@ dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, da
     direct_put(dst, src, bytes, Mode::Blocking);
     return DART_OK;
   }
-  return entry("dart_put_blocking", [&] {
-    transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Blocking);
-  });
+  return transfer_checked("dart_put_blocking", Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type,
+                          Mode::Blocking);
 }
 
 dart_ret_t dart_get_blocking(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
@@ -387,8 +426,7 @@ dart_ret_t dart_get_blocking(void* dest, dart_gptr_t gptr, size_t nelem, dart_da
     direct_get(dest, src, bytes);
     return DART_OK;
   }
-  return entry("dart_get_blocking",
-               [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Blocking); });
+  return transfer_checked("dart_get_blocking", Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Blocking);
 }
 
 dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
@@ -398,9 +436,8 @@ dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_dataty
     direct_put(dst, src, bytes, Mode::Nonblocking);
     return DART_OK;
   }
-  return entry("dart_put", [&] {
-    transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Nonblocking);
-  });
+  return transfer_checked("dart_put", Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type,
+                          Mode::Nonblocking);
 }
 
 dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
@@ -410,8 +447,7 @@ dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t 
     direct_get(dest, src, bytes);
     return DART_OK;
   }
-  return entry("dart_get",
-               [&] { transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Nonblocking); });
+  return transfer_checked("dart_get", Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Nonblocking);
 }
 
 dart_ret_t dart_put_handle(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
@@ -489,22 +525,22 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
 
 dart_ret_t dart_flush(dart_gptr_t gptr) {
   if (flush_direct(gptr, FlushKind::One)) return DART_OK;
-  return entry("dart_flush", [&] { flush(gptr, FlushKind::One); });
+  return flush_checked("dart_flush", gptr, FlushKind::One);
 }
 
 dart_ret_t dart_flush_all(dart_gptr_t gptr) {
   if (flush_direct(gptr, FlushKind::All)) return DART_OK;
-  return entry("dart_flush_all", [&] { flush(gptr, FlushKind::All); });
+  return flush_checked("dart_flush_all", gptr, FlushKind::All);
 }
 
 dart_ret_t dart_flush_local(dart_gptr_t gptr) {
   if (flush_direct(gptr, FlushKind::LocalOne)) return DART_OK;
-  return entry("dart_flush_local", [&] { flush(gptr, FlushKind::LocalOne); });
+  return flush_checked("dart_flush_local", gptr, FlushKind::LocalOne);
 }
 
 dart_ret_t dart_flush_local_all(dart_gptr_t gptr) {
   if (flush_direct(gptr, FlushKind::LocalAll)) return DART_OK;
-  return entry("dart_flush_local_all", [&] { flush(gptr, FlushKind::LocalAll); });
+  return flush_checked("dart_flush_local_all", gptr, FlushKind::LocalAll);
 }
 
 }  // extern "C"

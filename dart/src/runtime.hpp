@@ -102,7 +102,7 @@ class Runtime {
 
 // The runtime, or nullptr before dart_init / after dart_exit. Inline: every
 // put and get asks first.
-extern std::atomic<Runtime*> g_runtime;
+extern std::atomic<Runtime*> g_runtime __attribute__((visibility("hidden")));
 inline Runtime* runtime() noexcept { return g_runtime.load(std::memory_order_acquire); }
 // The runtime; throws DART_ERR_NOTINIT when DART is not initialised.
 Runtime& rt();

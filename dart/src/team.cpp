@@ -320,21 +320,30 @@ void Team::require_backing(std::size_t bytes_per_unit) {
 }
 
 namespace direct_cache {
-std::atomic<const Segment*> g_slots[kSlots];
+Entry g_slots[kSlots];
+namespace {
+std::mutex g_writers;
+}
 
-void insert(const Segment* seg) noexcept {
-  const Segment* expected = nullptr;
-  g_slots[slot(seg->direct.key)].compare_exchange_strong(expected, seg, std::memory_order_release);
+void insert(Segment* seg, std::uint64_t k) noexcept {
+  std::lock_guard<std::mutex> lock(g_writers);
+  Entry& e = g_slots[slot(k)];
+  if (e.key.load(std::memory_order_relaxed) != 0) return;
+  e.d = seg->direct;
+  e.key.store(k, std::memory_order_release);
+  seg->direct_key = k;
 }
 
 void erase(const Segment* seg) noexcept {
-  const Segment* expected = seg;
-  g_slots[slot(seg->direct.key)].compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel);
+  std::lock_guard<std::mutex> lock(g_writers);
+  Entry& e = g_slots[slot(seg->direct_key)];
+  // Keys are unique among live segments, and only this one holds the key.
+  if (e.key.load(std::memory_order_relaxed) == seg->direct_key) e.key.store(0, std::memory_order_release);
 }
 }  // namespace direct_cache
 
 Segment::~Segment() {
-  if (direct.parts) direct_cache::erase(this);
+  if (direct_key != 0) direct_cache::erase(this);
 }
 
 void Team::publish(std::unique_ptr<Segment> seg) {
@@ -348,12 +357,13 @@ void Team::publish(std::unique_ptr<Segment> seg) {
     seg->direct.parts = seg->chunk->node_base.data();
     seg->direct.offset = seg->chunk_offset;
     seg->direct.bytes = seg->bytes;
-    seg->direct.key = direct_cache::key(id_, seg->id);
     seg->direct.first = node_members_.first();
     seg->direct.units = node_members_.size();
     seg->direct.team_size = size_;
     seg->direct.cpu_atomics = single_node_;
-    direct_cache::insert(seg.get());
+    seg->direct.issued[0] = seg->chunk->shm_win.issued_flag();
+    seg->direct.issued[1] = seg->chunk->team_win.issued_flag();
+    direct_cache::insert(seg.get(), direct_cache::key(id_, seg->id));
   }
   segments_.insert(std::move(seg));
 }

@@ -51,21 +51,24 @@ struct Chunk {
 enum class SegmentKind { LocalPool, Heap, Registered };
 
 struct Segment {
-  // The load/store fast path (direct() in access.hpp), first so that one
-  // cache line serves it. Filled by Team::publish when the caller maps the
-  // segment's memory of every unit of its node and those units are
-  // team units first .. first+units-1; `parts` is null otherwise
-  // (registered memory, DART_SHARED_MEMORY=0, zero bytes, a scattered node).
+  // What the load/store fast path (direct() in access.hpp) needs, copied
+  // into the direct-access cache by Team::publish when the caller maps the
+  // segment's memory of every unit of its node and those units are team
+  // units first .. first+units-1; `parts` is null otherwise (registered
+  // memory, DART_SHARED_MEMORY=0, zero bytes, a scattered node).
   struct Direct {
     char* const* parts = nullptr;  // the chunk's part of each node rank
     std::size_t offset = 0;        // the segment's offset in every part
     std::size_t bytes = 0;         // every unit's portion
-    std::uint32_t key = 0;         // direct_key(team, id)
     int first = 0;                 // team unit of node rank 0
     int units = 0;                 // node ranks
     int team_size = 0;
     bool cpu_atomics = false;      // the team is on one node (atomics.cpp)
+    // The chunk's windows' "something issued through MPI" flags: a flush
+    // with both clear owes only a fence.
+    const std::atomic<bool>* issued[2] = {nullptr, nullptr};
   } direct;
+  std::uint64_t direct_key = 0;  // its key in the cache, 0 when not cached
   SegmentKind kind = SegmentKind::Heap;
   int16_t id = 0;
   // Heap and local pool: the chunk holding the memory and the segment's
@@ -103,20 +106,34 @@ struct Segment {
   [[nodiscard]] std::size_t metadata_bytes() const noexcept;
 };
 
-// The direct-access cache: mapped segments of every team, found from a
-// global pointer's team and segment id with one load. Direct-mapped; a
-// segment whose slot is taken is simply not cached and takes resolve().
+// The direct-access cache: mapped segments of every team, each with a
+// copy of its Segment::Direct in a slot of one cache line, found from a
+// global pointer's team and segment id. A put then costs one load of the
+// slot and one of the target part's address before the store; the slot's
+// address is computed from the pointer alone. Direct-mapped; a segment
+// whose slot is taken is simply not cached and takes resolve().
+// Slots change only while empty (under a mutex) and when their segment is
+// freed, so a reader that sees its key sees its segment's fields; reading
+// a slot while its segment is being freed is already an error of the
+// program (a use after free).
 namespace direct_cache {
-constexpr std::size_t kSlots = 4096;
-extern std::atomic<const Segment*> g_slots[kSlots];
-[[nodiscard]] constexpr std::uint32_t key(int16_t team, int16_t segid) noexcept {
-  return (static_cast<std::uint32_t>(static_cast<uint16_t>(team)) << 16) | static_cast<uint16_t>(segid);
+constexpr std::size_t kSlots = 1024;
+struct alignas(64) Entry {
+  std::atomic<std::uint64_t> key{0};  // key(team, segid); 0: empty
+  Segment::Direct d;
+};
+static_assert(sizeof(Entry) == 64, "a slot is one cache line");
+// Hidden: reached PC-relative, not through the GOT (one load less per put).
+extern Entry g_slots[kSlots] __attribute__((visibility("hidden")));
+[[nodiscard]] constexpr std::uint64_t key(int16_t team, int16_t segid) noexcept {
+  return (std::uint64_t(1) << 32) | (std::uint64_t(static_cast<uint16_t>(team)) << 16) | static_cast<uint16_t>(segid);
 }
-[[nodiscard]] constexpr std::size_t slot(std::uint32_t key) noexcept {
-  return (key ^ (key >> 16) * 61) & (kSlots - 1);
+[[nodiscard]] constexpr std::size_t slot(std::uint64_t key) noexcept {
+  return ((key & 0xffff) ^ ((key >> 16) & 0xffff) * 61) & (kSlots - 1);
 }
-// Caches `seg` (direct.parts set) when its slot is free.
-void insert(const Segment* seg) noexcept;
+// Caches `seg` (direct.parts set) under `key` when its slot is free; sets
+// seg->direct_key then.
+void insert(Segment* seg, std::uint64_t key) noexcept;
 // Removes `seg` if it is cached.
 void erase(const Segment* seg) noexcept;
 }  // namespace direct_cache

@@ -42,6 +42,21 @@ namespace {
 
 constexpr int kOrigin = 0;
 constexpr int kTarget = 1;
+constexpr std::size_t kPage = 4096;
+
+// A buffer that starts on a page boundary.
+class PageBuffer {
+ public:
+  explicit PageBuffer(std::size_t n) : p_(static_cast<char*>(std::aligned_alloc(kPage, (n + kPage - 1) / kPage * kPage))) {}
+  ~PageBuffer() { std::free(p_); }
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  char* data() noexcept { return p_; }
+  char& operator[](std::size_t i) noexcept { return p_[i]; }
+
+ private:
+  char* p_;
+};
 
 bool g_ok = true;
 
@@ -113,20 +128,24 @@ int main(int argc, char** argv) {
   dart_ok(dart_team_memalloc_aligned(DART_TEAM_ALL, max_bytes, DART_TYPE_BYTE, &g), "dart_team_memalloc_aligned");
   g.unitid = kTarget;
 
-  // The baselines' window: the same size, shared, the target's address.
+  // The baselines' window: the same size, shared, the target's part from
+  // its first page boundary (every buffer here starts on a page: a copy's
+  // speed depends on the source's and destination's offsets in their pages,
+  // and DART's segments start on one).
   void* mine = nullptr;
   MPI_Win win;
-  MPI_Win_allocate_shared(static_cast<MPI_Aint>(max_bytes), 1, MPI_INFO_NULL, node, &mine, &win);
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(max_bytes + kPage), 1, MPI_INFO_NULL, node, &mine, &win);
   MPI_Aint qsize = 0;
   int qdisp = 0;
   void* peer_v = nullptr;
   MPI_Win_shared_query(win, kTarget, &qsize, &qdisp, &peer_v);
-  char* peer = static_cast<char*>(peer_v);
+  const MPI_Aint pad = static_cast<MPI_Aint>((kPage - reinterpret_cast<std::uintptr_t>(peer_v) % kPage) % kPage);
+  char* peer = static_cast<char*>(peer_v) + pad;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
 
   std::vector<Row> rows;
   if (rank == kOrigin) {
-    std::vector<char> src(max_bytes), dst(max_bytes);
+    PageBuffer src(max_bytes), dst(max_bytes);
     for (std::size_t i = 0; i < max_bytes; ++i) src[i] = static_cast<char>(i * 7 + 1);
     for (std::size_t s : sizes) {
       const int n = s <= 4096 ? o.iterations : std::max(20, static_cast<int>(o.iterations * 4096 / s));
@@ -138,7 +157,7 @@ int main(int argc, char** argv) {
             std::atomic_thread_fence(std::memory_order_seq_cst);
           },
           [&] {
-            MPI_Put(src.data(), static_cast<int>(s), MPI_BYTE, kTarget, 0, static_cast<int>(s), MPI_BYTE, win);
+            MPI_Put(src.data(), static_cast<int>(s), MPI_BYTE, kTarget, pad, static_cast<int>(s), MPI_BYTE, win);
             MPI_Win_flush(kTarget, win);
           }));
       rows.push_back(measure(
@@ -149,7 +168,7 @@ int main(int argc, char** argv) {
             std::memcpy(dst.data(), peer, s);
           },
           [&] {
-            MPI_Get(dst.data(), static_cast<int>(s), MPI_BYTE, kTarget, 0, static_cast<int>(s), MPI_BYTE, win);
+            MPI_Get(dst.data(), static_cast<int>(s), MPI_BYTE, kTarget, pad, static_cast<int>(s), MPI_BYTE, win);
             MPI_Win_flush(kTarget, win);
           }));
       rows.push_back(measure(
@@ -163,7 +182,7 @@ int main(int argc, char** argv) {
             std::atomic_thread_fence(std::memory_order_seq_cst);
           },
           [&] {
-            MPI_Put(src.data(), static_cast<int>(s), MPI_BYTE, kTarget, 0, static_cast<int>(s), MPI_BYTE, win);
+            MPI_Put(src.data(), static_cast<int>(s), MPI_BYTE, kTarget, pad, static_cast<int>(s), MPI_BYTE, win);
             MPI_Win_flush(kTarget, win);
           }));
       // Round trip: what a put wrote, a get reads back.
@@ -190,7 +209,7 @@ int main(int argc, char** argv) {
         [&] { prev = __atomic_fetch_add(reinterpret_cast<long long*>(peer), 1, __ATOMIC_SEQ_CST); },
         [&] {
           long long r = 0;
-          MPI_Fetch_and_op(&one, &r, MPI_LONG_LONG, kTarget, 0, MPI_SUM, win);
+          MPI_Fetch_and_op(&one, &r, MPI_LONG_LONG, kTarget, pad, MPI_SUM, win);
           MPI_Win_flush(kTarget, win);
           prev = r;
         }));
@@ -220,7 +239,7 @@ int main(int argc, char** argv) {
           // Shares the limit's word, so it tracks that value too.
           const long long next = mpi_cur + 1;
           long long r = -1;
-          MPI_Compare_and_swap(&next, &mpi_cur, &r, MPI_LONG_LONG, kTarget, 0, win);
+          MPI_Compare_and_swap(&next, &mpi_cur, &r, MPI_LONG_LONG, kTarget, pad, win);
           MPI_Win_flush(kTarget, win);
           mpi_cur = r == mpi_cur ? next : r;
         }));

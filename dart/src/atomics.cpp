@@ -358,12 +358,12 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 
 }  // namespace
 
-[[gnu::noinline, gnu::cold]] static dart_ret_t fetch_and_op_checked(dart_gptr_t gptr, const void* value, void* result,
+[[gnu::noinline]] static dart_ret_t fetch_and_op_checked(dart_gptr_t gptr, const void* value, void* result,
                                                              dart_datatype_t dtype, dart_operation_t op) {
   return entry("dart_fetch_and_op", [&] { fetch_and_op(resolve(gptr), value, result, dtype, op); });
 }
 
-[[gnu::noinline, gnu::cold]] static dart_ret_t compare_and_swap_checked(dart_gptr_t gptr, const void* value,
+[[gnu::noinline]] static dart_ret_t compare_and_swap_checked(dart_gptr_t gptr, const void* value,
                                                                  const void* compare, void* result,
                                                                  dart_datatype_t dtype) {
   return entry("dart_compare_and_swap", [&] { compare_and_swap(resolve(gptr), value, compare, result, dtype); });

@@ -197,7 +197,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
 // The checked path of the blocking and non-blocking transfers, out of line
 // and taking the pointer by value, so the fast path keeps its arguments in
 // registers instead of spilling the pointer for a reference.
-[[gnu::noinline, gnu::cold]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf,
+[[gnu::noinline]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf,
                                                          std::size_t nelem, dart_datatype_t local_type,
                                                          dart_datatype_t remote_type, Mode mode) {
   return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
@@ -400,7 +400,7 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
 }
 
 // The checked path of the flushes, out of line (see transfer_checked).
-[[gnu::noinline, gnu::cold]] dart_ret_t flush_checked(const char* call, dart_gptr_t gptr, FlushKind kind) {
+[[gnu::noinline]] dart_ret_t flush_checked(const char* call, dart_gptr_t gptr, FlushKind kind) {
   return entry(call, [&] { flush(gptr, kind); });
 }
 

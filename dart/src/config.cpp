@@ -85,6 +85,7 @@ Config read_config() {
     else if (mbps > 0)
       cfg.max_shmem_mbps = static_cast<int>(mbps);
   }
+  if (const char* v = std::getenv("DART_EXIT_REPORT_DIR")) cfg.exit_report_dir = v;
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;
     char* end = nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace dart {
 
@@ -54,6 +55,13 @@ struct Config {
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;
+
+  // DART_EXIT_REPORT_DIR: set by dartrun under MPICH's hydra, not by users.
+  // A unit that ends with exit(code != 0) writes its code to
+  // DIR/exit.<unit> (when DIR exists on its host), because hydra's
+  // per-unit statuses lose such a code when the unit's PMI connection
+  // closes before hydra reaps it (it reports status 1 instead).
+  std::string exit_report_dir;
 };
 
 // Reads the environment. Invalid values are reported (log line) and the

@@ -11,6 +11,10 @@
 #include "stats.hpp"
 #include "stdin_host.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -24,6 +28,30 @@ dart_config_t g_config = {1};
 // Serialises init and exit against each other (both are collective and NTS,
 // but a stray concurrent call must not corrupt the runtime).
 std::mutex g_lifecycle;
+
+// The exit report (Config::exit_report_dir): where and as which unit. Set
+// once, read by the on_exit handler, which glibc runs inside exit() with
+// the code the program passed; no other hook sees that code.
+std::string g_exit_report_path;
+
+void report_exit(int code, void*) {
+  if (code == 0 || g_exit_report_path.empty()) return;
+  const int fd = ::open(g_exit_report_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // dartrun's directory is on another host: hydra's status stands
+  char line[32];
+  const int n = std::snprintf(line, sizeof line, "%d\n", code);
+  if (n > 0 && ::write(fd, line, static_cast<size_t>(n)) < 0) {
+    // Nothing to do: the process is ending; dartrun falls back to hydra's status.
+  }
+  ::close(fd);
+}
+
+void arm_exit_report(const Config& cfg, int myid) {
+  if (cfg.exit_report_dir.empty()) return;
+  static bool armed = false;  // on_exit handlers cannot be removed: register once
+  g_exit_report_path = cfg.exit_report_dir + "/exit." + std::to_string(myid);
+  if (!armed && ::on_exit(report_exit, nullptr) == 0) armed = true;
+}
 
 void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_t* level) {
   std::lock_guard<std::mutex> lock(g_lifecycle);
@@ -64,6 +92,7 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
     log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
   stdin_host_start();  // collective; needs the runtime installed
+  arm_exit_report(cfg, runtime()->myid());
 }
 
 }  // namespace

@@ -34,7 +34,11 @@
 // hydra reports the bitwise OR of all wait statuses (so a unit's exit 3
 // while hydra kills the others comes out as 9, or 3, by timing): we ask it
 // for every unit's status (-print-all-exitcodes), take that line out of its
-// stdout, and apply the rule above.
+// stdout, and apply the rule above. hydra also loses a unit's exit code
+// when it sees the unit's PMI connection close before it reaps the unit (it
+// then reports status 1, a "SIGHUP"); units on our host therefore write a
+// non-zero exit code into our directory as they exit (DART_EXIT_REPORT_DIR),
+// and those reports come first.
 //
 // dartrun forwards SIGINT, SIGTERM and SIGHUP to the launcher (which runs
 // in a process group of its own, so a terminal's Ctrl-C reaches it once,
@@ -43,6 +47,7 @@
 #include <pmix_tool.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -222,6 +227,51 @@ bool parse_exit_codes(const std::string &line, std::vector<int> *out) {
     }
     *out = std::move(v);
     return true;
+}
+
+// The exit codes units reported themselves (DART_EXIT_REPORT_DIR; see
+// dart/src/config.hpp): the lowest-numbered unit's non-zero code, 0 if none.
+// Under hydra these are the truth where its statuses are not: when a unit
+// exits without finalizing and its PMI connection's close is seen after its
+// exit, hydra keeps the status 1 it assumed (a "SIGHUP") and loses the code.
+// Removes the reports as it reads them.
+int exit_reports(const std::string &dir) {
+    DIR *d = ::opendir(dir.c_str());
+    if (!d) return 0;
+    long best_unit = -1;
+    int best_code = 0;
+    while (dirent *e = ::readdir(d)) {
+        char *end = nullptr;
+        if (std::strncmp(e->d_name, "exit.", 5) != 0) continue;
+        const long unit = std::strtol(e->d_name + 5, &end, 10);
+        const std::string path = dir + "/" + e->d_name;
+        if (end != e->d_name + 5 && *end == '\0' && unit >= 0) {
+            if (FILE *f = std::fopen(path.c_str(), "r")) {
+                int c = 0;
+                if (std::fscanf(f, "%d", &c) == 1 && c != 0 && (best_unit < 0 || unit < best_unit)) {
+                    best_unit = unit;
+                    best_code = c & 0xff;  // what a wait status keeps of it
+                }
+                std::fclose(f);
+            }
+        }
+        ::unlink(path.c_str());
+    }
+    ::closedir(d);
+    return best_code;
+}
+
+// A fresh 0700 directory under $TMPDIR (or /tmp); empty on failure (said).
+std::string private_dir() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/dartrun-XXXXXX";
+    std::vector<char> t(tmpl.begin(), tmpl.end());
+    t.push_back('\0');
+    if (!::mkdtemp(t.data())) {
+        std::perror("dartrun: mkdtemp");
+        return {};
+    }
+    return t.data();
 }
 
 bool write_all(int fd, const char *p, size_t n) {
@@ -646,15 +696,8 @@ int main(int argc, char **argv) {
             rv_var = "DART_STDIN_RENDEZVOUS";
             ::setenv(rv_var, spec.c_str(), 1);
         } else {
-            const char *tmp = std::getenv("TMPDIR");
-            std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/dartrun-XXXXXX";
-            std::vector<char> t(tmpl.begin(), tmpl.end());
-            t.push_back('\0');
-            if (!::mkdtemp(t.data())) {  // 0700: only we can reach the socket
-                std::perror("dartrun: mkdtemp");
-                return 1;
-            }
-            dir = t.data();
+            dir = private_dir();  // 0700: only we can reach the socket
+            if (dir.empty()) return 1;
             pusher.socket_path = dir + "/stdin.sock";
             rv_var = "DART_STDIN_SERVER";
             ::setenv(rv_var, ("unix:" + pusher.socket_path).c_str(), 1);
@@ -674,6 +717,15 @@ int main(int argc, char **argv) {
     }
     // hydra has no stdin option and passes the whole environment by
     // default: its stdin is /dev/null (below), which it forwards as EOF.
+    // Units on this host report a non-zero exit code into our directory
+    // (see exit_reports).
+    if (flavor == Flavor::hydra) {
+        if (dir.empty()) dir = private_dir();
+        if (dir.empty()) return 1;
+        ::setenv("DART_EXIT_REPORT_DIR", dir.c_str(), 1);
+    } else {
+        ::unsetenv("DART_EXIT_REPORT_DIR");  // mpirun's statuses are right
+    }
     const bool user_codes = has_arg(o.args, "-print-all-exitcodes");
     if (flavor == Flavor::hydra && !user_codes) cmd.emplace_back("-print-all-exitcodes");
     cmd.insert(cmd.end(), o.args.begin(), o.args.end());
@@ -756,6 +808,8 @@ int main(int argc, char **argv) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
     // hydra's own status is the OR of every unit's: use the units' own.
     if (filter && filter->have_statuses()) code = outcome_of(filter->statuses());
+    if (!dir.empty())
+        if (int reported = exit_reports(dir)) code = reported;
     if (o.stats) {
         pmixshim_iof_stats_t s{};
         pmixshim_get_iof_stats(&s);
@@ -769,7 +823,7 @@ int main(int argc, char **argv) {
                      pusher.mode == Rendezvous::tcp ? "tcp" : "unix", pusher.peers_dropped, peak_rss_kib(), code);
     }
     if (!dir.empty()) {
-        ::unlink(pusher.socket_path.c_str());  // the server removes it; not if it was killed
+        if (!pusher.socket_path.empty()) ::unlink(pusher.socket_path.c_str());  // the server removes it; not if it was killed
         ::rmdir(dir.c_str());
     }
     return code;

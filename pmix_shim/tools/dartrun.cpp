@@ -230,7 +230,7 @@ bool parse_exit_codes(const std::string &line, std::vector<int> *out) {
 }
 
 // The exit codes units reported themselves (DART_EXIT_REPORT_DIR; see
-// dart/src/config.hpp): the lowest-numbered unit's non-zero code, 0 if none.
+// dart/src/core/config.hpp): the lowest-numbered unit's non-zero code, 0 if none.
 // Under hydra these are the truth where its statuses are not: when a unit
 // exits without finalizing and its PMI connection's close is seen after its
 // exit, hydra keeps the status 1 it assumed (a "SIGHUP") and loses the code.

@@ -251,7 +251,7 @@ bool unbound() {
 // values below are written down from the topology descriptions in
 // topologies/README.md, not read back from the files. A topology loaded
 // from XML is not "this system" for hwloc, so every unit counts as unbound
-// and is placed by DART's rule (locality_hwinfo.cpp, from_topology):
+// and is placed by DART's rule (dart/src/locality/hwinfo.cpp, from_topology):
 // walking down from the machine, into the child with the fewest units per
 // core so far, first child on ties; units are placed in node-rank order,
 // so the core of node rank r does not depend on how many ranks follow.

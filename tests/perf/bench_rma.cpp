@@ -10,7 +10,7 @@
 //     or a CPU atomic, on the target's address from MPI_Win_shared_query,
 //     the floor of any on-node path.
 // The MPI baseline uses the window kind DART uses for the target, with
-// DART's window hints (dart/src/mpi_handles.cpp), parts page-aligned as
+// DART's window hints (dart/src/core/mpi_handles.cpp), parts page-aligned as
 // DART aligns them, and one MPI_Win_lock_all for the whole run:
 // MPI_Win_allocate_shared over MPI_COMM_WORLD by default; with
 // DART_SHARED_MEMORY=0 (every unit its own node: DART then allocates each
@@ -165,7 +165,7 @@ char* page_aligned(void* p) {
   return reinterpret_cast<char*>((a + kPage - 1) & ~std::uintptr_t(kPage - 1));
 }
 
-// The hints DART gives every window (dart/src/mpi_handles.cpp), so the
+// The hints DART gives every window (dart/src/core/mpi_handles.cpp), so the
 // baseline differs from DART only in the code path, not the window.
 MPI_Info dart_hints() {
   MPI_Info info;
@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
 
-  // The same switch and the same parsing as DART's (dart/src/config.cpp).
+  // The same switch and the same parsing as DART's (dart/src/core/config.cpp).
   const char* shm_env = std::getenv("DART_SHARED_MEMORY");
   std::string shm_value = shm_env ? shm_env : "";
   for (char& c : shm_value) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -1,0 +1,1019 @@
+// Collectives (dart_barrier, dart_bcast ... dart_reduce) and two-sided
+// messages (dart_send, dart_recv, dart_sendrecv) of dart_communication.h.
+//
+// Collectives run on the team's communicator, Team::comm(), with roots and
+// block positions in team order, which is that communicator's rank order.
+// Two-sided messages take global unit ids and run on DART_TEAM_ALL's
+// p2p_comm(), a communicator that carries nothing but the users' messages,
+// so no user tag can ever match a message of the runtime or vice versa.
+//
+// Types. Collectives and messages take contiguous types (basic or custom);
+// a custom type is one MPI element of its size (a contiguous run of bytes)
+// so that counts stay in DART elements and MPI hands a user reduction
+// whole elements. dart_alltoall accepts custom types too, although DASH
+// takes only basic ones (the spec allows the superset).
+//
+// Counts. DART counts are size_t, MPI-3 counts int (Open MPI 4.1 has no
+// MPI-4 large-count calls). Every collective is cut into pieces by one
+// function, for_each_piece, small enough that no MPI call moves more than
+// INT_MAX bytes in total, which also keeps us off the large-message paths
+// of MPI libraries. A piece of per-unit blocks (scatter, gather, allgather,
+// alltoall) is one element of a resized type whose extent is the whole
+// block, so piece k of every unit's block travels in one call. allgatherv,
+// whose per-unit counts and displacements can exceed int independently,
+// falls back to one (cut) broadcast per member when its receive buffer
+// spans more than INT_MAX bytes. So every call supports any count; the
+// exceptions are two-sided messages, capped at INT_MAX elements by the spec.
+//
+// Bad arguments. With DART_COLLECTIVE_CHECKS=1 (Config::collective_checks,
+// the default) every collective but dart_barrier on a team of two or more
+// members starts with one MPI_Allreduce of a 128-byte Packet (see
+// "agreement" below): each member's validity flag and a fingerprint of
+// what must match (collective, root, counts, type, operation; a hash of
+// allgatherv's counts), combined by OR. A member whose arguments were bad
+// returns DART_ERR_INVAL with its own reason; every other member returns
+// DART_ERR_INVAL with "another member passed invalid arguments"; arguments
+// that are valid but differ between members fail on all of them too. The
+// packet's 64-byte payload carries calls that small (bcast, scatter,
+// gather, allgather(v), alltoall by OR of disjoint slots; reductions of
+// basic types with predefined operations by the operation itself), so for
+// them the agreement is the whole collective: one MPI call, as without
+// checks. Larger calls pay one small allreduce more (a few µs on a shared
+// node; measured by tests/perf/bench_collectives.cpp). A non-member or a
+// unit that does not know the team cannot take part and fails alone.
+// DART_COLLECTIVE_CHECKS=0 calls MPI directly: then a mistake only one unit
+// can see makes that unit return DART_ERR_INVAL without entering MPI while
+// the others wait in the collective, as in MPI. Nothing crashes: every
+// pointer is checked before MPI sees it.
+#include <dash/dart/if/dart_communication.h>
+
+#include "core/error.hpp"
+#include "coll/ops.hpp"
+#include "core/runtime.hpp"
+#include "coll/types.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace dart;
+
+namespace {
+
+// ---- owners of the MPI objects a call creates -------------------------------------
+
+using mpi::Datatype;
+using mpi::Op;
+
+// Takes a freshly built type and commits it (it is freed even if the
+// commit fails).
+Datatype commit_type(MPI_Datatype t) {
+  const int rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) MPI_Type_free(&t);
+  mpi_check(rc, "MPI_Type_commit");
+  return Datatype(t);
+}
+
+Op create_op(MPI_User_function* fn, bool commute) {
+  Op owned;
+  mpi_check(MPI_Op_create(fn, commute ? 1 : 0, owned.out()), "MPI_Op_create");
+  return owned;
+}
+
+// ---- elements, pieces, buffers ------------------------------------------------------
+
+// What one element of a contiguous DART type is to MPI.
+struct Elem {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::size_t bytes = 0;
+  Datatype owned;  // custom types: a contiguous run of `bytes` bytes
+};
+
+std::string type_name(dart_datatype_t t) { return std::to_string(static_cast<long long>(t)); }
+
+Elem elem_of(dart_datatype_t dtype) {
+  // Copy what we need at once: another thread may destroy a derived type
+  // while this call runs (the spec lets started operations complete).
+  const TypeDesc& d = type_desc(dtype);
+  const bool basic = d.kind == TypeDesc::Kind::Basic;
+  if (!d.contiguous())
+    invalid("data type " + type_name(dtype) + " is not contiguous (only basic and custom types are allowed here)");
+  Elem e;
+  e.bytes = d.elem_size;
+  if (basic) {
+    e.type = basic_mpi_type(dtype);
+    return e;
+  }
+  MPI_Datatype run = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_contiguous(static_cast<int>(e.bytes), MPI_BYTE, &run), "MPI_Type_contiguous");
+  e.owned = commit_type(run);
+  e.type = e.owned.get();
+  return e;
+}
+
+// Elements per block that one MPI call may carry when it moves `blocks`
+// blocks (one per member for scatter, gather, allgather and alltoall; one
+// for broadcasts and reductions): the most for which every count and the
+// call's byte total fit in an int, and at least one.
+std::size_t piece_limit(const Elem& e, int blocks) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(INT_MAX) / (e.bytes * static_cast<std::size_t>(blocks)));
+}
+
+// The one place counts are cut: fn(first, n) for consecutive pieces
+// [first, first + n) that cover [0, count), with 0 < n <= limit <= INT_MAX.
+// Every member computes the same pieces from the same count and limit.
+template <class Fn>
+void for_each_piece(std::size_t count, std::size_t limit, Fn&& fn) {
+  for (std::size_t first = 0; first < count; first += limit)
+    fn(first, static_cast<int>(std::min(limit, count - first)));
+}
+
+// Element `first` of a buffer; NULL stays NULL (buffers MPI ignores on
+// this unit may be NULL). Offsets stay inside buffers whose byte size was
+// checked for overflow.
+char* at(void* buf, std::size_t first, const Elem& e) {
+  return buf ? static_cast<char*>(buf) + first * e.bytes : nullptr;
+}
+const char* at(const void* buf, std::size_t first, const Elem& e) {
+  return buf ? static_cast<const char*>(buf) + first * e.bytes : nullptr;
+}
+
+// Piece [first, first + n) of each of the consecutive per-member blocks of
+// `block` elements in a buffer, as `count` elements of `type` starting at
+// element `first`. A piece that is the whole block is n plain elements; a
+// partial one is one element of a type holding its n elements, resized to
+// the block's extent so that MPI finds member i's piece i blocks further on.
+struct BlockPiece {
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  Datatype owned;
+};
+
+BlockPiece block_piece(const Elem& e, std::size_t block, int n) {
+  BlockPiece p;
+  if (static_cast<std::size_t>(n) == block) {
+    p.count = n;
+    p.type = e.type;
+    return p;
+  }
+  MPI_Datatype run = MPI_DATATYPE_NULL;
+  MPI_Datatype resized = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_contiguous(n, e.type, &run), "MPI_Type_contiguous");
+  const int rc = MPI_Type_create_resized(run, 0, static_cast<MPI_Aint>(block * e.bytes), &resized);
+  MPI_Type_free(&run);
+  mpi_check(rc, "MPI_Type_create_resized");
+  p.owned = commit_type(resized);
+  p.count = 1;
+  p.type = p.owned.get();
+  return p;
+}
+
+// A piece of this unit's own block: n plain elements.
+BlockPiece plain_piece(const Elem& e, int n) {
+  BlockPiece p;
+  p.count = n;
+  p.type = e.type;
+  return p;
+}
+
+// A buffer of `nelem` elements spanning `bytes`: not NULL unless empty, and
+// mapped to its end. A count near SIZE_MAX passes the size arithmetic but
+// would make MPI run off the end of memory (a segfault, not an error), so
+// a span that wraps around is rejected, and a span above 1 GiB must have
+// its last byte mapped (one mincore(2), only for such sizes).
+void require_buf(const void* buf, std::size_t nelem, std::size_t bytes, const char* what) {
+  if (!buf && nelem > 0) invalid(std::string(what) + " is NULL with " + std::to_string(nelem) + " elements");
+  if (bytes == 0) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(buf);
+  bool mapped = bytes <= static_cast<std::size_t>(PTRDIFF_MAX) && start <= UINTPTR_MAX - bytes;
+  if (mapped && bytes > (std::size_t{1} << 30)) {
+    static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    unsigned char resident = 0;
+    mapped = mincore(reinterpret_cast<void*>((start + bytes - 1) & ~(page - 1)), 1, &resident) == 0;
+  }
+  if (!mapped)
+    invalid(std::string(what) + " of " + std::to_string(nelem) + " elements (" + std::to_string(bytes) +
+            " bytes) extends beyond mapped memory");
+}
+
+int root_of(const Team& team, dart_team_unit_t root) {
+  if (root.id < 0 || root.id >= team.size())
+    invalid("root " + std::to_string(root.id) + " is outside [0, " + std::to_string(team.size()) + ") of team " +
+            std::to_string(team.id()));
+  return root.id;
+}
+
+// Bytes of `blocks` blocks of `nelem` elements, checked for overflow.
+std::size_t blocks_bytes(std::size_t nelem, int blocks, const Elem& e) {
+  return checked_bytes(checked_bytes(nelem, static_cast<std::size_t>(blocks)), e.bytes);
+}
+
+// ---- agreement on the arguments ------------------------------------------------------
+//
+// With checks on (Config::collective_checks) and more than one member, a
+// collective starts with one MPI_Allreduce of a Packet of fixed size: a
+// header with this unit's validity and a fingerprint of what must match
+// across the members, and a payload that carries the data of small calls,
+// so that for them the agreement IS the collective (one MPI call, as
+// without checks). Everything a member validates before it communicates
+// is in the packet, so a bad argument on any member fails the call on all
+// of them, and arguments that differ between members (root, counts, type,
+// operation, even the collective called) fail it too, instead of hanging.
+
+enum class Kind : std::uint64_t { Bcast = 1, Scatter, Gather, Allgather, Allgatherv, Alltoall, Allreduce, Reduce };
+
+constexpr std::size_t kHeaderWords = 8;
+constexpr std::size_t kPayloadBytes = 64;  // a 128-byte packet costs what an 8-byte allreduce does
+constexpr std::size_t kPacketWords = kHeaderWords + kPayloadBytes / 8;
+
+// Header: w[0] bit 0 = some member's arguments were invalid; w[1..6] = three
+// fingerprint words f and their complements ~f, combined by OR: f | f' and
+// ~f | ~f' share a set bit exactly when f != f' (as team creation does).
+// fp0 = kind | (root + 1) << 8 | payload mode << 40 | operation << 48,
+// fp1 = bytes (per block; reductions: elements), fp2 = type (reductions) or
+// a hash of allgatherv's counts. The payload is combined by OR, except in a
+// fused reduction, whose members all sent the same header (mode 1): then
+// with the operation on the type named by the header.
+struct alignas(16) Packet {
+  std::uint64_t w[kPacketWords] = {};
+
+  unsigned char* payload() noexcept { return reinterpret_cast<unsigned char*>(w + kHeaderWords); }
+  void fingerprint(Kind kind, int root, bool reduce_payload, std::uint64_t op, std::uint64_t f1, std::uint64_t f2) {
+    const std::uint64_t f0 = static_cast<std::uint64_t>(kind) | (static_cast<std::uint64_t>(root + 1) << 8) |
+                             (static_cast<std::uint64_t>(reduce_payload ? 1 : 0) << 40) | (op << 48);
+    const std::uint64_t f[3] = {f0, f1, f2};
+    for (int i = 0; i < 3; ++i) {
+      w[1 + 2 * i] = f[i];
+      w[2 + 2 * i] = ~f[i];
+    }
+  }
+  void mark_invalid() noexcept {
+    std::memset(w, 0, sizeof w);
+    w[0] = 1;
+  }
+};
+
+constexpr std::uint64_t kUserOpCode = 0xffff;  // a dart_op_create operation in fp0
+
+// Header fields of a fused reduction.
+Kind kind_of(const std::uint64_t* w) { return static_cast<Kind>(w[1] & 0xff); }
+bool reduces_payload(const std::uint64_t* w) { return ((w[1] >> 40) & 1) != 0; }
+dart_operation_t op_of(const std::uint64_t* w) { return static_cast<dart_operation_t>(w[1] >> 48); }
+
+// One step of a predefined operation on n scalars of T, unaligned.
+// Integer arithmetic wraps (as in MPI), so it runs in the unsigned type.
+template <class T, bool = std::is_integral<T>::value>
+struct Arith {
+  using type = T;
+};
+template <class T>
+struct Arith<T, true> {
+  using type = unsigned long long;  // wraps; truncating the result is exact
+};
+
+template <class T>
+void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char* io, std::size_t n) {
+  using A = typename Arith<T>::type;
+  for (std::size_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, in + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, io + i * sizeof(T), sizeof(T));
+    T r = b;
+    switch (op) {
+      case DART_OP_MIN: r = a < b ? a : b; break;
+      case DART_OP_MAX: r = a > b ? a : b; break;
+      case DART_OP_MINMAX: r = (i % 2 == static_cast<std::size_t>(DART_OP_MINMAX_MIN)) ? (a < b ? a : b) : (a > b ? a : b); break;
+      case DART_OP_SUM: r = static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); break;
+      case DART_OP_PROD: r = static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); break;
+      case DART_OP_LAND: r = static_cast<T>((a != 0) && (b != 0)); break;
+      case DART_OP_LOR: r = static_cast<T>((a != 0) || (b != 0)); break;
+      case DART_OP_LXOR: r = static_cast<T>((a != 0) != (b != 0)); break;
+      default:
+        if constexpr (std::is_integral<T>::value) {
+          if (op == DART_OP_BAND) r = static_cast<T>(a & b);
+          else if (op == DART_OP_BOR) r = static_cast<T>(a | b);
+          else if (op == DART_OP_BXOR) r = static_cast<T>(a ^ b);
+        }
+        break;
+    }
+    std::memcpy(io + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in, unsigned char* io,
+                     std::size_t n) {
+  switch (t) {
+    case DART_TYPE_BYTE: combine_scalars<unsigned char>(op, in, io, n); return;
+    case DART_TYPE_SHORT: combine_scalars<short>(op, in, io, n); return;
+    case DART_TYPE_INT: combine_scalars<int>(op, in, io, n); return;
+    case DART_TYPE_UINT: combine_scalars<unsigned int>(op, in, io, n); return;
+    case DART_TYPE_LONG: combine_scalars<long>(op, in, io, n); return;
+    case DART_TYPE_ULONG: combine_scalars<unsigned long>(op, in, io, n); return;
+    case DART_TYPE_LONGLONG: combine_scalars<long long>(op, in, io, n); return;
+    case DART_TYPE_ULONGLONG: combine_scalars<unsigned long long>(op, in, io, n); return;
+    case DART_TYPE_FLOAT: combine_scalars<float>(op, in, io, n); return;
+    case DART_TYPE_DOUBLE: combine_scalars<double>(op, in, io, n); return;
+    case DART_TYPE_LONG_DOUBLE: combine_scalars<long double>(op, in, io, n); return;
+    default: return;
+  }
+}
+
+// The MPI operation on packets (one MPI element is a whole packet, so MPI
+// never splits one). Commutative: OR is, and so are the predefined
+// operations a fused reduction applies.
+void combine_packets(void* invec, void* inoutvec, int* len, MPI_Datatype*) {
+  for (int k = 0; k < *len; ++k) {
+    const auto* a = static_cast<const std::uint64_t*>(invec) + static_cast<std::size_t>(k) * kPacketWords;
+    auto* b = static_cast<std::uint64_t*>(inoutvec) + static_cast<std::size_t>(k) * kPacketWords;
+    const bool same = std::memcmp(a, b, kHeaderWords * sizeof(std::uint64_t)) == 0;
+    if (same && b[0] == 0 && reduces_payload(b) &&
+        (kind_of(b) == Kind::Allreduce || kind_of(b) == Kind::Reduce)) {
+      const auto t = static_cast<dart_datatype_t>(b[5]);
+      const std::size_t n = static_cast<std::size_t>(b[3]);
+      if (is_basic_type(t) && n * basic_type_size(t) <= kPayloadBytes)
+        combine_payload(t, op_of(b), reinterpret_cast<const unsigned char*>(a + kHeaderWords),
+                        reinterpret_cast<unsigned char*>(b + kHeaderWords), n);
+      continue;
+    }
+    for (std::size_t i = 0; i < kPacketWords; ++i) b[i] |= a[i];
+  }
+}
+
+// The packet's MPI type and operation, made on first use and freed when
+// MPI is finalised (delete callback of an attribute on MPI_COMM_SELF).
+struct PacketMpi {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+};
+
+int free_packet_mpi(MPI_Comm, int, void* attr, void*) {
+  auto* p = static_cast<PacketMpi*>(attr);
+  if (p->type != MPI_DATATYPE_NULL) MPI_Type_free(&p->type);
+  if (p->op != MPI_OP_NULL) MPI_Op_free(&p->op);
+  return MPI_SUCCESS;
+}
+
+const PacketMpi& packet_mpi() {
+  static PacketMpi* made = [] {
+    auto* p = new PacketMpi;  // lives until the process ends; its MPI objects until MPI_Finalize
+    mpi_check(MPI_Type_contiguous(static_cast<int>(kPacketWords), MPI_UINT64_T, &p->type), "MPI_Type_contiguous");
+    mpi_check(MPI_Type_commit(&p->type), "MPI_Type_commit");
+    mpi_check(MPI_Op_create(&combine_packets, 1, &p->op), "MPI_Op_create");
+    int key = MPI_KEYVAL_INVALID;
+    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_packet_mpi, &key, nullptr),
+              "MPI_Comm_create_keyval");
+    mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, key, p), "MPI_Comm_set_attr");
+    return p;
+  }();
+  return *made;
+}
+
+bool checks_on(const Team& team) { return team.size() > 1 && rt().config().collective_checks; }
+
+// Runs `prepare` (validation; with `agreeing` it also fills the packet),
+// then, with `agreeing`, the agreement: every member leaves with the same
+// verdict. A member whose own arguments were bad throws its own error;
+// the others throw DART_ERR_INVAL.
+template <class Prepare>
+void agree(const Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
+  if (!agreeing) {
+    prepare();
+    return;
+  }
+  std::exception_ptr mine;
+  try {
+    prepare();
+  } catch (...) {
+    mine = std::current_exception();
+    pk.mark_invalid();
+  }
+  const PacketMpi& m = packet_mpi();
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, pk.w, 1, m.type, m.op, team.comm()), "MPI_Allreduce");
+  if (mine) std::rethrow_exception(mine);
+  if (pk.w[0] & 1) invalid("another member passed invalid arguments");
+  if ((pk.w[1] & pk.w[2]) | (pk.w[3] & pk.w[4]) | (pk.w[5] & pk.w[6]))
+    invalid("the members passed different roots, counts, types or operations (or called different collectives)");
+}
+
+// ---- collectives without reduction ----------------------------------------------------
+
+void bcast_pieces(MPI_Comm comm, void* buf, std::size_t nelem, const Elem& e, int root) {
+  for_each_piece(nelem, piece_limit(e, 1), [&](std::size_t first, int n) {
+    mpi_check(MPI_Bcast(at(buf, first, e), n, e.type, root, comm), "MPI_Bcast");
+  });
+}
+
+void copy_bytes(void* to, const void* from, std::size_t bytes) {
+  if (bytes > 0 && to != from) std::memmove(to, from, bytes);
+}
+
+void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  std::size_t bytes = 0;
+  bool fused = false;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    bytes = checked_bytes(nelem, e.bytes);
+    require_buf(buf, nelem, bytes, "buf");
+    if (!agreeing) return;
+    fused = bytes <= kPayloadBytes;
+    pk.fingerprint(Kind::Bcast, r, false, 0, bytes, 0);
+    if (fused && team.myid() == r) copy_bytes(pk.payload(), buf, bytes);
+  });
+  if (fused) {
+    if (team.myid() != r) copy_bytes(buf, pk.payload(), bytes);
+    return;
+  }
+  bcast_pieces(team.comm(), buf, nelem, e, r);
+}
+
+void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+             dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  bool at_root = false, in_place = false, fused = false;
+  std::size_t block = 0;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    const std::size_t total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    at_root = team.myid() == r;
+    // sendbuf is read at the root only. A root whose recvbuf is its own
+    // block of sendbuf receives in place (MPI rejects aliased buffers).
+    if (at_root) require_buf(sendbuf, nelem, total, "sendbuf (at the root)");
+    in_place = at_root && recvbuf && recvbuf == at(sendbuf, static_cast<std::size_t>(r) * nelem, e);
+    require_buf(recvbuf, nelem, block, "recvbuf");
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Scatter, r, false, 0, block, 0);
+    if (fused && at_root) copy_bytes(pk.payload(), sendbuf, total);
+  });
+  if (fused) {
+    if (!in_place) copy_bytes(recvbuf, pk.payload() + static_cast<std::size_t>(team.myid()) * block, block);
+    return;
+  }
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
+                          n, e.type, r, team.comm()),
+              "MPI_Scatter");
+  });
+}
+
+void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+            dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  int r = 0;
+  Elem e;
+  bool at_root = false, in_place = false, fused = false;
+  std::size_t block = 0, total = 0;
+  agree(team, agreeing, pk, [&] {
+    r = root_of(team, root);
+    e = elem_of(dtype);
+    total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    at_root = team.myid() == r;
+    // recvbuf is written at the root only. A root whose sendbuf is its own
+    // block of recvbuf sends in place.
+    if (at_root) require_buf(recvbuf, nelem, total, "recvbuf (at the root)");
+    in_place = at_root && sendbuf && sendbuf == at(recvbuf, static_cast<std::size_t>(r) * nelem, e);
+    require_buf(sendbuf, nelem, block, "sendbuf");
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Gather, r, false, 0, block, 0);
+    if (fused && !in_place) copy_bytes(pk.payload() + static_cast<std::size_t>(team.myid()) * block, sendbuf, block);
+  });
+  if (fused) {
+    // The root's own block is in place or was copied from its sendbuf.
+    if (at_root) {
+      for (int i = 0; i < team.size(); ++i) {
+        const std::size_t off = static_cast<std::size_t>(i) * block;
+        if (i != r || !in_place) copy_bytes(static_cast<char*>(recvbuf) + off, pk.payload() + off, block);
+      }
+    }
+    return;
+  }
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+                         dst.count, dst.type, r, team.comm()),
+              "MPI_Gather");
+  });
+}
+
+void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  Elem e;
+  bool in_place = false, fused = false;
+  std::size_t block = 0, total = 0;
+  const auto me = static_cast<std::size_t>(team.myid());
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    require_buf(recvbuf, nelem, total, "recvbuf");
+    // In place (spec): sendbuf NULL or recvbuf; also when it is the caller's
+    // own block of recvbuf, which MPI would reject as aliased.
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == at(recvbuf, me * nelem, e);
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes;
+    pk.fingerprint(Kind::Allgather, -1, false, 0, block, 0);
+    if (fused) copy_bytes(pk.payload() + me * block, in_place ? at(recvbuf, me * nelem, e) : sendbuf, block);
+  });
+  if (fused) {
+    copy_bytes(recvbuf, pk.payload(), total);
+    return;
+  }
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = block_piece(e, nelem, n);
+    mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+                            dst.count, dst.type, team.comm()),
+              "MPI_Allgather");
+  });
+}
+
+// FNV-1a over allgatherv's counts, which must be the same on every member
+// (the displacements are each member's own layout).
+std::uint64_t counts_hash(const std::size_t* counts, int size) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < size; ++i) {
+    h ^= static_cast<std::uint64_t>(counts[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
+                const std::size_t* nrecvelem, const std::size_t* recvdispls, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  const int size = team.size();
+  const auto me = static_cast<std::size_t>(team.myid());
+  Packet pk;
+  Elem e;
+  std::size_t span = 0, total = 0;
+  bool fused = false;
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    require(nrecvelem, "nrecvelem");
+    require(recvdispls, "recvdispls");
+    if (nsendelem != nrecvelem[me])
+      invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
+              std::to_string(nrecvelem[me]));
+    // span: elements from recvbuf to the end of the furthest non-empty
+    // block; total: elements of all blocks.
+    for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+      if (nrecvelem[i] == 0) continue;
+      std::size_t end = 0;
+      if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end) ||
+          __builtin_add_overflow(total, nrecvelem[i], &total))
+        invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
+      span = std::max(span, end);
+    }
+    require_buf(recvbuf, span, checked_bytes(span, e.bytes), "recvbuf");
+    if (!agreeing) return;
+    const std::size_t total_bytes = checked_bytes(total, e.bytes);
+    fused = total_bytes <= kPayloadBytes;
+    pk.fingerprint(Kind::Allgatherv, -1, false, 0, total_bytes, counts_hash(nrecvelem, size) ^ e.bytes);
+    if (!fused) return;
+    // Packed in team order, whatever the displacements.
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < me; ++i) off += nrecvelem[i];
+    const bool in_place = !sendbuf || sendbuf == recvbuf;
+    copy_bytes(pk.payload() + off * e.bytes, in_place ? at(recvbuf, recvdispls[me], e) : sendbuf,
+               nsendelem * e.bytes);
+  });
+  if (fused) {
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+      if (nrecvelem[i] > 0) copy_bytes(at(recvbuf, recvdispls[i], e), pk.payload() + off * e.bytes, nrecvelem[i] * e.bytes);
+      off += nrecvelem[i];
+    }
+    return;
+  }
+  if (span == 0) return;  // every block is empty, on every member
+
+  char* own = at(recvbuf, recvdispls[me], e);
+  const bool in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+  if (span <= piece_limit(e, 1)) {
+    // Every count and displacement fits in int: one MPI call.
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displs(static_cast<std::size_t>(size));
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      counts[i] = static_cast<int>(nrecvelem[i]);
+      displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
+    }
+    mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
+                             displs.data(), e.type, team.comm()),
+              "MPI_Allgatherv");
+    return;
+  }
+  // Beyond int, MPI-3's allgatherv cannot address the blocks: every member
+  // broadcasts its block in turn, each broadcast cut into pieces.
+  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
+  for (int i = 0; i < size; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (nrecvelem[u] > 0) bcast_pieces(team.comm(), at(recvbuf, recvdispls[u], e), nrecvelem[u], e, i);
+  }
+}
+
+void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  const auto size = static_cast<std::size_t>(team.size());
+  const auto me = static_cast<std::size_t>(team.myid());
+  Packet pk;
+  Elem e;
+  bool in_place = false, fused = false;
+  std::size_t block = 0;
+  agree(team, agreeing, pk, [&] {
+    e = elem_of(dtype);
+    const std::size_t total = blocks_bytes(nelem, team.size(), e);
+    block = nelem * e.bytes;
+    require_buf(recvbuf, nelem, total, "recvbuf");
+    in_place = !sendbuf || sendbuf == recvbuf;
+    if (!agreeing) return;
+    fused = total <= kPayloadBytes / size;  // size x size blocks
+    pk.fingerprint(Kind::Alltoall, -1, false, 0, block, 0);
+    // Row `me` of the matrix of blocks: block j goes to member j.
+    if (fused) copy_bytes(pk.payload() + me * total, in_place ? recvbuf : sendbuf, total);
+  });
+  if (fused) {
+    // Block i of recvbuf: what member i sent to me, row i, column me.
+    for (std::size_t i = 0; i < size; ++i)
+      copy_bytes(static_cast<char*>(recvbuf) + i * block, pk.payload() + (i * size + me) * block, block);
+    return;
+  }
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece blk = block_piece(e, nelem, n);
+    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type,
+                           at(recvbuf, first, e), blk.count, blk.type, team.comm()),
+              "MPI_Alltoall");
+  });
+}
+
+// ---- reductions ------------------------------------------------------------------------
+
+bool is_integer_type(dart_datatype_t t) { return t >= DART_TYPE_BYTE && t <= DART_TYPE_ULONGLONG; }
+
+// DART_OP_MINMAX on pairs of T (spec 2.3): the first components reduce
+// with min, the second with max. len counts pairs.
+template <class T>
+void minmax_pairs(void* in, void* inout, int* len, MPI_Datatype*) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (int i = 0; i < *len; ++i, a += 2, b += 2) {
+    if (a[DART_OP_MINMAX_MIN] < b[DART_OP_MINMAX_MIN]) b[DART_OP_MINMAX_MIN] = a[DART_OP_MINMAX_MIN];
+    if (a[DART_OP_MINMAX_MAX] > b[DART_OP_MINMAX_MAX]) b[DART_OP_MINMAX_MAX] = a[DART_OP_MINMAX_MAX];
+  }
+}
+
+MPI_User_function* minmax_function(dart_datatype_t t) {
+  switch (t) {
+    case DART_TYPE_BYTE: return &minmax_pairs<unsigned char>;
+    case DART_TYPE_SHORT: return &minmax_pairs<short>;
+    case DART_TYPE_INT: return &minmax_pairs<int>;
+    case DART_TYPE_UINT: return &minmax_pairs<unsigned int>;
+    case DART_TYPE_LONG: return &minmax_pairs<long>;
+    case DART_TYPE_ULONG: return &minmax_pairs<unsigned long>;
+    case DART_TYPE_LONGLONG: return &minmax_pairs<long long>;
+    case DART_TYPE_ULONGLONG: return &minmax_pairs<unsigned long long>;
+    case DART_TYPE_FLOAT: return &minmax_pairs<float>;
+    case DART_TYPE_DOUBLE: return &minmax_pairs<double>;
+    case DART_TYPE_LONG_DOUBLE: return &minmax_pairs<long double>;
+    default: break;
+  }
+  invalid("DART_OP_MINMAX needs a basic type, not data type " + type_name(t));
+}
+
+// User operations. MPI hands its user functions no context pointer, so the
+// operation of the reduction in progress is found through a thread-local
+// pointer that the reduction sets around its MPI calls (UserOpScope). MPI
+// runs the reduction steps of a blocking collective on the thread that
+// called it (Open MPI 4.1's coll/tuned and MPICH 4.0's algorithms combine
+// data in the caller after each receive), so concurrent reductions on
+// different threads each see their own operation, with no lock and no
+// limit on their number. Should a library ever call the function from
+// another thread, it finds no operation and the job aborts with a message
+// rather than computing wrong results.
+thread_local const UserOp* t_user_op = nullptr;
+
+void apply_user_op(void* in, void* inout, int* len, MPI_Datatype*) {
+  const UserOp* op = t_user_op;
+  if (!op) {
+    std::fprintf(stderr,
+                 "[dart unit %d] dart_reduce/dart_allreduce: fatal: the MPI library called a user operation "
+                 "outside the thread of its reduction; aborting\n",
+                 log_rank());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+  }
+  op->fn(in, inout, static_cast<std::size_t>(*len), op->userdata);
+}
+
+class UserOpScope {
+ public:
+  explicit UserOpScope(const UserOp* op) : saved_(std::exchange(t_user_op, op)) {}
+  ~UserOpScope() { t_user_op = saved_; }
+  UserOpScope(const UserOpScope&) = delete;
+  UserOpScope& operator=(const UserOpScope&) = delete;
+
+ private:
+  const UserOp* saved_;
+};
+
+// An operation as MPI applies it, and the MPI view of what it combines.
+struct Reduction {
+  Elem elem;               // DART_OP_MINMAX: a pair of scalars
+  std::size_t count = 0;   // in elem units
+  MPI_Op op = MPI_OP_NULL;
+  Op owned;                // MINMAX and user operations
+  UserOp user;             // a copy (dart_op_destroy may run meanwhile); fn is NULL for predefined ones
+};
+
+Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t nelem) {
+  Reduction red;
+  if (op >= DART_OP_LAST) {
+    const UserOp* u = find_user_op(op);
+    if (!u) invalid("operation " + std::to_string(op) + " is neither predefined nor a live user operation");
+    red.user = *u;
+    if (red.user.dtype != dtype)
+      invalid("user operation " + std::to_string(op) + " was created for data type " + type_name(red.user.dtype) +
+              ", not " + type_name(dtype));
+    red.elem = elem_of(dtype);
+    red.count = nelem;
+    red.owned = create_op(&apply_user_op, red.user.commute);
+    red.op = red.owned.get();
+    return red;
+  }
+  if (type_desc(dtype).kind != TypeDesc::Kind::Basic)
+    invalid("predefined operations reduce basic types only, not data type " + type_name(dtype) +
+            " (use dart_op_create)");
+  switch (op) {
+    case DART_OP_MIN: red.op = MPI_MIN; break;
+    case DART_OP_MAX: red.op = MPI_MAX; break;
+    case DART_OP_SUM: red.op = MPI_SUM; break;
+    case DART_OP_PROD: red.op = MPI_PROD; break;
+    case DART_OP_BAND: red.op = MPI_BAND; break;
+    case DART_OP_LAND: red.op = MPI_LAND; break;
+    case DART_OP_BOR: red.op = MPI_BOR; break;
+    case DART_OP_LOR: red.op = MPI_LOR; break;
+    case DART_OP_BXOR: red.op = MPI_BXOR; break;
+    case DART_OP_LXOR: red.op = MPI_LXOR; break;
+    case DART_OP_MINMAX: {
+      if (nelem % 2 != 0)
+        invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
+      MPI_Datatype pair = MPI_DATATYPE_NULL;
+      mpi_check(MPI_Type_contiguous(2, basic_mpi_type(dtype), &pair), "MPI_Type_contiguous");
+      red.elem.owned = commit_type(pair);
+      red.elem.type = red.elem.owned.get();
+      red.elem.bytes = 2 * basic_type_size(dtype);
+      red.count = nelem / 2;
+      red.owned = create_op(minmax_function(dtype), true);
+      red.op = red.owned.get();
+      return red;
+    }
+    default:
+      invalid("operation " + std::to_string(op) + " is not allowed in reductions");
+  }
+  if (op >= DART_OP_BAND && op <= DART_OP_LXOR && !is_integer_type(dtype))
+    invalid("bitwise and logical operations need an integer type, not data type " + type_name(dtype));
+  red.elem = elem_of(dtype);
+  red.count = nelem;
+  return red;
+}
+
+bool is_logical_op(dart_operation_t op) {
+  return op == DART_OP_LAND || op == DART_OP_LOR || op == DART_OP_LXOR;
+}
+
+template <class T>
+void to_truth_values(void* buf, std::size_t n) {
+  T* v = static_cast<T*>(buf);
+  for (std::size_t i = 0; i < n; ++i) v[i] = v[i] != 0 ? T(1) : T(0);
+}
+
+// DART's logical operations yield 0 or 1 (spec 2.3). MPI applies no
+// operation at all when the team has one member (the result is a copy of
+// sendbuf), so there the result is mapped to truth values here.
+void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
+  switch (t) {
+    case DART_TYPE_BYTE: to_truth_values<unsigned char>(buf, n); return;
+    case DART_TYPE_SHORT: to_truth_values<short>(buf, n); return;
+    case DART_TYPE_INT: to_truth_values<int>(buf, n); return;
+    case DART_TYPE_UINT: to_truth_values<unsigned int>(buf, n); return;
+    case DART_TYPE_LONG: to_truth_values<long>(buf, n); return;
+    case DART_TYPE_ULONG: to_truth_values<unsigned long>(buf, n); return;
+    case DART_TYPE_LONGLONG: to_truth_values<long long>(buf, n); return;
+    case DART_TYPE_ULONGLONG: to_truth_values<unsigned long long>(buf, n); return;
+    default: break;
+  }
+  invalid("logical operations need an integer type, not data type " + type_name(t));
+}
+
+// dart_reduce (root given) and dart_allreduce (root NULL).
+void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+            const dart_team_unit_t* root_arg, dart_team_t teamid) {
+  const Team& team = rt().team(teamid);
+  const bool agreeing = checks_on(team);
+  Packet pk;
+  Reduction red;
+  int root = -1;
+  bool result_here = false, in_place = false, fused = false;
+  std::size_t bytes = 0;
+  agree(team, agreeing, pk, [&] {
+    if (root_arg) root = root_of(team, *root_arg);
+    red = reduction_of(dtype, op, nelem);
+    bytes = checked_bytes(red.count, red.elem.bytes);
+    result_here = root < 0 || team.myid() == root;
+    if (result_here) require_buf(recvbuf, nelem, bytes, root < 0 ? "recvbuf" : "recvbuf (at the root)");
+    // The spec lets an implementation treat sendbuf == recvbuf as in place.
+    in_place = result_here && sendbuf == recvbuf;
+    if (!in_place) require_buf(sendbuf, nelem, bytes, "sendbuf");
+    if (!agreeing) return;
+    // Small reductions of basic types with predefined operations travel in
+    // the packet: the agreement computes them.
+    const bool user = op >= DART_OP_LAST;
+    const bool basic = is_basic_type(dtype);
+    fused = !user && basic && bytes <= kPayloadBytes;
+    pk.fingerprint(root_arg ? Kind::Reduce : Kind::Allreduce, root, fused,
+                   user ? kUserOpCode : static_cast<std::uint64_t>(op), nelem,
+                   basic ? static_cast<std::uint64_t>(dtype) : ((std::uint64_t{1} << 62) | red.elem.bytes));
+    if (fused) copy_bytes(pk.payload(), sendbuf, bytes);
+  });
+  if (fused) {
+    if (result_here) copy_bytes(recvbuf, pk.payload(), bytes);
+    return;
+  }
+  // MPI ignores recvbuf elsewhere; passing NULL keeps its alias checks quiet.
+  void* result = result_here ? recvbuf : nullptr;
+  const Elem& e = red.elem;
+  const UserOpScope scope(red.user.fn ? &red.user : nullptr);
+  for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
+    const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+    if (root < 0)
+      mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, team.comm()), "MPI_Allreduce");
+    else
+      mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, team.comm()), "MPI_Reduce");
+  });
+  if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
+}
+
+// ---- two-sided messages ----------------------------------------------------------------
+
+// DART_TEAM_ALL's message communicator; its ranks are global unit ids.
+MPI_Comm message_comm() { return rt().world().p2p_comm(); }
+
+int peer_of(dart_global_unit_t unit) {
+  const int size = rt().size();
+  if (unit.id < 0 || unit.id >= size)
+    invalid("unit " + std::to_string(unit.id) + " is outside [0, " + std::to_string(size) + ")");
+  return unit.id;
+}
+
+void check_tag(int tag) {
+  if (tag < 0) invalid("tag " + std::to_string(tag) + " is negative (there are no wildcards)");
+  // MPI_TAG_UB is attached to MPI_COMM_WORLD (not necessarily to duplicates).
+  int* ub = nullptr;
+  int flag = 0;
+  mpi_check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
+  if (flag && ub && tag > *ub) invalid("tag " + std::to_string(tag) + " exceeds MPI_TAG_UB " + std::to_string(*ub));
+}
+
+int message_count(std::size_t nelem) {
+  if (nelem > static_cast<std::size_t>(INT_MAX))
+    invalid("two-sided messages carry at most INT_MAX elements, not " + std::to_string(nelem));
+  return static_cast<int>(nelem);
+}
+
+// A message longer than the receive buffer is the caller's error.
+void check_receive(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  if (cls == MPI_ERR_TRUNCATE) invalid("the message is longer than the receive buffer");
+  mpi_check(rc, call);
+}
+
+struct Message {
+  int count;
+  Elem elem;
+  int tag;
+  int peer;
+};
+
+Message message(const void* buf, std::size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit,
+                const char* what) {
+  Message m{message_count(nelem), elem_of(dtype), tag, peer_of(unit)};
+  check_tag(tag);
+  require_buf(buf, nelem, checked_bytes(nelem, m.elem.bytes), what);
+  return m;
+}
+
+}  // namespace
+
+extern "C" {
+
+dart_ret_t dart_barrier(dart_team_t team) {
+  return entry("dart_barrier", [&] {
+    Team& t = rt().team(team);
+    // Stores to the caller's own portion made before the barrier must be
+    // visible to loads and gets of other units after it.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  });
+}
+
+dart_ret_t dart_bcast(void* buf, size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_bcast", [&] { bcast(buf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_scatter(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                        dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_scatter", [&] { scatter(sendbuf, recvbuf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_gather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                       dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_gather", [&] { gather(sendbuf, recvbuf, nelem, dtype, root, team); });
+}
+
+dart_ret_t dart_allgather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                          dart_team_t team) {
+  return entry("dart_allgather", [&] { allgather(sendbuf, recvbuf, nelem, dtype, team); });
+}
+
+dart_ret_t dart_allgatherv(const void* sendbuf, size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
+                           const size_t* nrecvelem, const size_t* recvdispls, dart_team_t teamid) {
+  return entry("dart_allgatherv",
+               [&] { allgatherv(sendbuf, nsendelem, dtype, recvbuf, nrecvelem, recvdispls, teamid); });
+}
+
+dart_ret_t dart_allreduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                          dart_operation_t op, dart_team_t team) {
+  return entry("dart_allreduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, nullptr, team); });
+}
+
+dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                         dart_team_t team) {
+  return entry("dart_alltoall", [&] { alltoall(sendbuf, recvbuf, nelem, dtype, team); });
+}
+
+dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
+                       dart_operation_t op, dart_team_unit_t root, dart_team_t team) {
+  return entry("dart_reduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, &root, team); });
+}
+
+dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
+  return entry("dart_send", [&] {
+    const Message m = message(sendbuf, nelem, dtype, tag, unit, "sendbuf");
+    mpi_check(MPI_Send(sendbuf, m.count, m.elem.type, m.peer, m.tag, message_comm()), "MPI_Send");
+  });
+}
+
+dart_ret_t dart_recv(void* recvbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
+  return entry("dart_recv", [&] {
+    const Message m = message(recvbuf, nelem, dtype, tag, unit, "recvbuf");
+    check_receive(MPI_Recv(recvbuf, m.count, m.elem.type, m.peer, m.tag, message_comm(), MPI_STATUS_IGNORE),
+                  "MPI_Recv");
+  });
+}
+
+dart_ret_t dart_sendrecv(const void* sendbuf, size_t send_nelem, dart_datatype_t send_dtype, int send_tag,
+                         dart_global_unit_t dest, void* recvbuf, size_t recv_nelem, dart_datatype_t recv_dtype,
+                         int recv_tag, dart_global_unit_t src) {
+  return entry("dart_sendrecv", [&] {
+    const Message out = message(sendbuf, send_nelem, send_dtype, send_tag, dest, "sendbuf");
+    const Message in = message(recvbuf, recv_nelem, recv_dtype, recv_tag, src, "recvbuf");
+    check_receive(MPI_Sendrecv(sendbuf, out.count, out.elem.type, out.peer, out.tag, recvbuf, in.count, in.elem.type,
+                               in.peer, in.tag, message_comm(), MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,101 @@
+#include "core/config.hpp"
+
+#include "core/log.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <string>
+
+namespace dart {
+
+namespace {
+
+std::string upper(const char* s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "64", "64K", "16M", "2G" -> bytes. False on anything else or zero.
+bool parse_bytes(const char* text, std::size_t* out) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || v == 0) return false;
+  unsigned shift = 0;
+  switch (std::toupper(static_cast<unsigned char>(*end))) {
+    case '\0': break;
+    case 'K': shift = 10; ++end; break;
+    case 'M': shift = 20; ++end; break;
+    case 'G': shift = 30; ++end; break;
+    default: return false;
+  }
+  if (*end == 'B' || *end == 'b') ++end;
+  if (*end != '\0') return false;
+  if (shift && v > (~0ULL >> shift)) return false;
+  *out = static_cast<std::size_t>(v << shift);
+  return true;
+}
+
+void read_bytes(const char* name, std::size_t* field) {
+  const char* v = std::getenv(name);
+  if (v && !parse_bytes(v, field))
+    log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected a positive size such as 64M", name, v);
+}
+
+// A boolean variable: 1/ON/YES/TRUE or 0/OFF/NO/FALSE, any case.
+void read_flag(const char* name, bool* out) {
+  const char* v = std::getenv(name);
+  if (!v) return;
+  const std::string s = upper(v);
+  if (s == "0" || s == "OFF" || s == "NO" || s == "FALSE") *out = false;
+  else if (s == "1" || s == "ON" || s == "YES" || s == "TRUE") *out = true;
+  else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected 0 or 1", name, v);
+}
+
+}  // namespace
+
+Config read_config() {
+  Config cfg;
+  if (const char* v = std::getenv("DART_LOG_LEVEL")) {
+    std::string s = upper(v);
+    if (s.rfind("DART_LOGLEVEL_", 0) == 0) s = s.substr(14);
+    if (s == "OFF" || s == "NONE") cfg.log_level = LogLevel::Off;
+    else if (s == "ERROR") cfg.log_level = LogLevel::Error;
+    else if (s == "WARN" || s == "WARNING") cfg.log_level = LogLevel::Warn;
+    else if (s == "INFO") cfg.log_level = LogLevel::Info;
+    else if (s == "DEBUG") cfg.log_level = LogLevel::Debug;
+    else if (s == "TRACE") cfg.log_level = LogLevel::Trace;
+    else log(LogLevel::Warn, "dart_init", "ignoring DART_LOG_LEVEL=\"%s\": expected OFF, ERROR, WARN, INFO, DEBUG or TRACE", v);
+  }
+  set_log_level(cfg.log_level);
+  read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
+  read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
+  read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
+  read_flag("DART_STATS", &cfg.print_stats);
+  read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);
+  if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
+    errno = 0;
+    char* end = nullptr;
+    const long mbps = std::strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || mbps > INT_MAX)
+      log(LogLevel::Warn, "dart_init", "ignoring DASH_MAX_SHMEM_MBPS=\"%s\": expected an integer", v);
+    else if (mbps > 0)
+      cfg.max_shmem_mbps = static_cast<int>(mbps);
+  }
+  if (const char* v = std::getenv("DART_EXIT_REPORT_DIR")) cfg.exit_report_dir = v;
+  if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long us = std::strtoul(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || us > 1000000)
+      log(LogLevel::Warn, "dart_init", "ignoring DART_PROGRESS_INTERVAL_US=\"%s\": expected 0 ... 1000000", v);
+    else
+      cfg.progress_interval_us = static_cast<unsigned>(us);
+  }
+  return cfg;
+}
+
+}  // namespace dart

@@ -1,0 +1,71 @@
+// Runtime configuration: every environment variable the runtime reads,
+// parsed once by dart_init into one Config. The README lists the same
+// variables; keep both in step.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace dart {
+
+enum class LogLevel { Off = 0, Error, Warn, Info, Debug, Trace };
+
+struct Config {
+  // DART_LOG_LEVEL = OFF | ERROR | WARN | INFO | DEBUG | TRACE
+  // (case-insensitive; the DASH spelling DART_LOGLEVEL_ERROR etc. works too).
+  // Default ERROR: a call that rejects its input says why in one line.
+  // dart_config()->log_enabled = 0 silences the runtime as well.
+  LogLevel log_level = LogLevel::Error;
+
+  // DART_LOCAL_POOL_SIZE: bytes per unit of the pool dart_memalloc serves
+  // from (suffixes K, M, G are powers of 1024). Default 16 MiB.
+  std::size_t local_pool_bytes = std::size_t(16) << 20;
+
+  // DART_HEAP_CHUNK_SIZE: bytes per unit of each chunk of a team's
+  // symmetric heap. Team allocations are carved out of chunks so that they
+  // do not create an MPI window each; an allocation larger than half a chunk
+  // gets a chunk (window) of its own. Default 16 MiB.
+  std::size_t heap_chunk_bytes = std::size_t(16) << 20;
+
+  // DART_SHARED_MEMORY = 1 | 0. With 1 (default) the units of a node share
+  // one MPI shared-memory window per heap chunk and reach each other's
+  // memory by load/store. With 0 every unit is treated as a node of its own:
+  // all remote accesses go through MPI RMA on team-wide windows, which is
+  // the path units on different nodes take.
+  bool shared_memory = true;
+
+  // DART_PROGRESS_INTERVAL_US: how often the progress thread polls MPI, in
+  // microseconds; 0 never starts it. Default 100. The thread runs when MPI
+  // offers MPI_THREAD_MULTIPLE and some MPI RMA of the job may depend on
+  // its target calling MPI (always under MPICH; under Open MPI when teams
+  // span nodes, DART_SHARED_MEMORY=0, or memory is registered).
+  unsigned progress_interval_us = 100;
+
+  // DART_STATS = 1 | 0: every unit prints its path counters
+  // (dash/dart/ext/dart_stats.h) to stderr in dart_exit. Default 0.
+  bool print_stats = false;
+
+  // DART_COLLECTIVE_CHECKS = 1 | 0. With 1 (default) every collective on a
+  // team of several units starts with one agreement allreduce, so that bad
+  // or mismatched arguments on some units fail the call on all of them
+  // instead of stranding the others; small calls travel inside it (see
+  // coll/dart_communication_coll.cpp). 0 calls MPI directly, as MPI itself behaves.
+  bool collective_checks = true;
+
+  // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
+  // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
+  int max_shmem_mbps = 1235;
+
+  // DART_EXIT_REPORT_DIR: set by dartrun under MPICH's hydra, not by users.
+  // A unit that ends with exit(code != 0) writes its code to
+  // DIR/exit.<unit> (when DIR exists on its host), because hydra's
+  // per-unit statuses lose such a code when the unit's PMI connection
+  // closes before hydra reaps it (it reports status 1 instead).
+  std::string exit_report_dir;
+};
+
+// Reads the environment. Invalid values are reported (log line) and the
+// default is kept; a typo must not silently change behaviour unseen.
+Config read_config();
+
+}  // namespace dart

@@ -1,0 +1,176 @@
+// dart_initialization.h, dart_config.h, and the team queries of
+// dart_team_group.h that exist so far.
+#include <dash/dart/if/dart_config.h>
+#include <dash/dart/if/dart_initialization.h>
+#include <dash/dart/if/dart_locality.h>
+#include <dash/dart/if/dart_team_group.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "core/stats.hpp"
+#include "stdin/host.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+using namespace dart;
+
+namespace {
+
+dart_config_t g_config = {1};
+
+// Serialises init and exit against each other (both are collective and NTS,
+// but a stray concurrent call must not corrupt the runtime).
+std::mutex g_lifecycle;
+
+// The exit report (Config::exit_report_dir): where and as which unit. Set
+// once, read by the on_exit handler, which glibc runs inside exit() with
+// the code the program passed; no other hook sees that code.
+std::string g_exit_report_path;
+
+void report_exit(int code, void*) {
+  if (code == 0 || g_exit_report_path.empty()) return;
+  const int fd = ::open(g_exit_report_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // dartrun's directory is on another host: hydra's status stands
+  char line[32];
+  const int n = std::snprintf(line, sizeof line, "%d\n", code);
+  if (n > 0 && ::write(fd, line, static_cast<size_t>(n)) < 0) {
+    // Nothing to do: the process is ending; dartrun falls back to hydra's status.
+  }
+  ::close(fd);
+}
+
+void arm_exit_report(const Config& cfg, int myid) {
+  if (cfg.exit_report_dir.empty()) return;
+  static bool armed = false;  // on_exit handlers cannot be removed: register once
+  g_exit_report_path = cfg.exit_report_dir + "/exit." + std::to_string(myid);
+  if (!armed && ::on_exit(report_exit, nullptr) == 0) armed = true;
+}
+
+void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_t* level) {
+  std::lock_guard<std::mutex> lock(g_lifecycle);
+  if (runtime()) fail(DART_ERR_OTHER, "DART is already initialised");
+  int initialized = 0, finalized = 0;
+  mpi_check(MPI_Initialized(&initialized), "MPI_Initialized");
+  mpi_check(MPI_Finalized(&finalized), "MPI_Finalized");
+  if (finalized) fail(DART_ERR_OTHER, "MPI has been finalized; DART cannot be initialised again");
+
+  bool owns_mpi = false;
+  int provided = MPI_THREAD_SINGLE;
+  const Config cfg = read_config();
+  if (!initialized) {
+    // MPI_THREAD_MULTIPLE also when the application did not ask for
+    // threads: the progress thread (core/progress.hpp) needs it.
+    const bool need_multiple = want_threads || cfg.progress_interval_us > 0;
+    const int requested = need_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    mpi_check(MPI_Init_thread(argc, argv, requested, &provided), "MPI_Init_thread");
+    owns_mpi = true;
+  } else {
+    mpi_check(MPI_Query_thread(&provided), "MPI_Query_thread");
+  }
+  const bool mpi_multiple = provided == MPI_THREAD_MULTIPLE;
+  const bool multiple = want_threads && mpi_multiple;
+  if (level) *level = multiple ? DART_THREAD_MULTIPLE : DART_THREAD_SINGLE;
+
+  try {
+    for (auto& c : stats::g_counters) c.store(0, std::memory_order_relaxed);  // counts start at dart_init
+    install_runtime(std::make_unique<Runtime>(cfg, owns_mpi, multiple, mpi_multiple));
+  } catch (...) {
+    if (owns_mpi) MPI_Finalize();
+    throw;
+  }
+  // The spec gives DART_TEAM_ALL locality data from dart_init on. Without
+  // it (hwloc failed on some node) the runtime still works; the locality
+  // queries then fail with DART_ERR_INVAL. The failure is collective, so
+  // every unit takes the same branch.
+  if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
+    log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
+  stdin_host_start();  // collective; needs the runtime installed
+  arm_exit_report(cfg, runtime()->myid());
+}
+
+}  // namespace
+
+extern "C" {
+
+void dart_config(dart_config_t** config_out) {
+  if (config_out) *config_out = &g_config;
+}
+
+dart_ret_t dart_init(int* argc, char*** argv) {
+  return entry("dart_init", [&] { init(argc, argv, false, nullptr); });
+}
+
+dart_ret_t dart_init_thread(int* argc, char*** argv, dart_thread_support_level_t* thread_safety) {
+  return entry("dart_init_thread", [&] {
+    if (!thread_safety) invalid("thread_safety is NULL");
+    init(argc, argv, true, thread_safety);
+  });
+}
+
+dart_ret_t dart_exit() {
+  return entry("dart_exit", [&] {
+    std::lock_guard<std::mutex> lock(g_lifecycle);
+    if (!runtime()) fail(DART_ERR_OTHER, "DART is not initialised");
+    stdin_host_stop();  // uses the runtime's communicators: before teardown
+    std::unique_ptr<Runtime> r = uninstall_runtime();
+    if (r->config().print_stats) stats::print(r->myid());
+    const bool owns_mpi = r->owns_mpi();
+    r.reset();  // collective: frees every window and communicator
+    if (owns_mpi) mpi_check(MPI_Finalize(), "MPI_Finalize");
+  });
+}
+
+bool dart_initialized() { return runtime() != nullptr; }
+
+void dart_abort(int errorcode) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  log(LogLevel::Error, "dart_abort", "aborting the job with exit code %d", errorcode);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, errorcode);
+  std::_Exit(errorcode);
+}
+
+dart_ret_t dart_myid(dart_global_unit_t* myid) {
+  if (myid) myid->id = DART_UNDEFINED_UNIT_ID;
+  return entry("dart_myid", [&] {
+    if (!myid) invalid("myid is NULL");
+    Runtime* r = runtime();
+    if (!r) fail(DART_ERR_OTHER, "DART is not initialised");
+    myid->id = r->myid();
+  });
+}
+
+dart_ret_t dart_size(size_t* size) {
+  if (size) *size = 0;
+  return entry("dart_size", [&] {
+    if (!size) invalid("size is NULL");
+    Runtime* r = runtime();
+    if (!r) fail(DART_ERR_OTHER, "DART is not initialised");
+    *size = static_cast<size_t>(r->size());
+  });
+}
+
+dart_ret_t dart_team_myid(dart_team_t teamid, dart_team_unit_t* myid) {
+  if (myid) myid->id = DART_UNDEFINED_UNIT_ID;
+  return entry("dart_team_myid", [&] {
+    if (!myid) invalid("myid is NULL");
+    myid->id = rt().team(teamid).myid();
+  });
+}
+
+dart_ret_t dart_team_size(dart_team_t teamid, size_t* size) {
+  return entry("dart_team_size", [&] {
+    if (!size) invalid("size is NULL");
+    *size = static_cast<size_t>(rt().team(teamid).size());
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,46 @@
+// A thread that keeps the MPI library progressing while the application
+// computes.
+//
+// Some MPI libraries complete an RMA operation only when the target process
+// calls into MPI. Measured here: Debian's MPICH 4.0.2 (ch4:ucx) does so for
+// every window kind, shared-memory windows included, and Open MPI 4.1's
+// osc/ucx (windows over user memory) does so for atomics. A target that
+// computes without calling DART would then stall every unit that reads or
+// updates its memory. While the thread runs, the target polls MPI every
+// DART_PROGRESS_INTERVAL_US microseconds (MPI_Test of a receive that never
+// matches, on a private communicator), which bounds that stall. It needs
+// MPI_THREAD_MULTIPLE.
+#pragma once
+
+#include "core/mpi_handles.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace dart {
+
+class ProgressThread {
+ public:
+  // Starts polling on `comm`, a communicator nobody sends on. It must span
+  // other processes: MPICH's MPI_Iprobe on MPI_COMM_SELF does not drive
+  // the network module that carries RMA.
+  ProgressThread(mpi::Comm comm, std::chrono::microseconds interval);
+  ProgressThread(const ProgressThread&) = delete;
+  ProgressThread& operator=(const ProgressThread&) = delete;
+  // Stops the thread (a stop request under the lock, then join).
+  ~ProgressThread();
+
+ private:
+  void run();
+
+  mpi::Comm comm_;
+  std::chrono::microseconds interval_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dart

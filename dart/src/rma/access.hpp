@@ -1,0 +1,70 @@
+// Resolving a global pointer: the one place that decides how a target is
+// reached. Every put, get, flush, accumulate and atomic calls resolve().
+#pragma once
+
+#include "memory/local_extents.hpp"
+#include "team/team.hpp"
+
+#include <dash/dart/if/dart_globmem.h>
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace dart {
+
+struct Target {
+  Team* team = nullptr;
+  Segment* seg = nullptr;
+  MPI_Win win = MPI_WIN_NULL;  // window that reaches the target by RMA
+  mpi::Window* window = nullptr;  // the same, with its issued-operation flags
+  int unit = -1;               // the target's unit id in `team`
+  int rank = -1;               // the target's rank in `win`
+  MPI_Aint disp = 0;           // byte displacement of gptr's offset in `win`
+  char* local = nullptr;       // load/store address when the target shares memory with us
+  std::size_t avail = 0;       // bytes from the offset to the end of the target's portion
+  bool dynamic = false;        // reached through a dynamic window (extents of dart_memalloc)
+};
+
+// Validates `g` (team known and caller a member, unit in range, segment
+// alive, offset inside the target's portion) and resolves it. Throws
+// DART_ERR_INVAL with the reason otherwise.
+Target resolve(const dart_gptr_t& g);
+
+// The fast path of resolve(). The direct-access cache's slot of the
+// mapped segment `g` names (team/team.hpp), or nullptr, and then the caller
+// takes resolve(), which explains any error.
+[[nodiscard, gnu::always_inline]] inline const direct_cache::Entry* direct_entry(const dart_gptr_t& g) noexcept {
+  const std::uint64_t key = direct_cache::key(g.teamid, g.segid);
+  const direct_cache::Entry& e = direct_cache::g_slots[direct_cache::slot(key)];
+  return e.key.load(std::memory_order_acquire) == key ? &e : nullptr;
+}
+
+// The load/store address of `bytes` at `g` when the caller maps the
+// target's memory and the access is certainly valid (a heap or pool
+// segment, the target on the caller's node, the range inside its portion);
+// nullptr otherwise. Two dependent loads and predictable branches.
+[[nodiscard, gnu::always_inline]] inline char* direct_in(const direct_cache::Entry& e, const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const Segment::Direct& d = e.d;
+  const auto node_rank = static_cast<unsigned>(g.unitid - d.first);
+  const std::uint64_t offset = g.addr_or_offs.offset;
+  if (node_rank >= static_cast<unsigned>(d.units) || offset > d.bytes || bytes > d.bytes - offset) return nullptr;
+  return d.parts[node_rank] + d.offset + offset;
+}
+
+[[nodiscard, gnu::always_inline]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
+  const direct_cache::Entry* e = direct_entry(g);
+  return e ? direct_in(*e, g, bytes) : nullptr;
+}
+
+// Whether `g` points into memory of dart_memalloc beyond the pool (an
+// extent: memory/local_extents.hpp), which has its own window.
+[[nodiscard]] inline bool names_extent(const dart_gptr_t& g) noexcept {
+  return g.teamid == DART_TEAM_ALL && g.segid == DART_SEGMENT_LOCAL && Extents::names_extent(g.addr_or_offs.offset);
+}
+
+// The segment a collective free or a flag query names (offset and unit
+// ignored). Throws DART_ERR_INVAL.
+Segment& find_segment(const dart_gptr_t& g, Team** team_out = nullptr);
+
+}  // namespace dart

@@ -1,0 +1,546 @@
+// One-sided transfers, handles and flushes (dart_communication.h).
+//
+// Every transfer resolves its global pointer once (rma/access.cpp) and then
+// takes one of two paths: load/store (memcpy) when the target's memory is
+// mapped into this process, or MPI RMA on the segment's window. Load/store
+// transfers are complete when the call returns, so their handles are
+// DART_HANDLE_NULL; RMA transfers are completed by flushes or by their
+// handles' MPI requests.
+#include <dash/dart/if/dart_communication.h>
+
+#include "rma/access.hpp"
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "core/runtime.hpp"
+#include "coll/types.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+struct dart_handle_struct {
+  MPI_Win win = MPI_WIN_NULL;
+  int rank = -1;
+  bool put = false;
+  std::vector<MPI_Request> requests;
+};
+
+using namespace dart;
+
+namespace {
+
+// MPI counts are int; RMA calls move at most 1 GiB each, so transfers of
+// more than INT_MAX bytes or elements are issued in pieces.
+constexpr std::size_t kMaxPiece = std::size_t(1) << 30;
+
+enum class Dir { Put, Get };
+enum class Mode { Blocking, Nonblocking, Handle };
+
+// Live handles. A handle is freed by wait/test/free; the registry turns a
+// second use of the same pointer into DART_ERR_INVAL instead of a crash.
+struct HandleRegistry {
+  std::mutex mutex;
+  std::unordered_set<dart_handle_t> live;
+};
+HandleRegistry& handles() {
+  static HandleRegistry r;
+  return r;
+}
+
+dart_handle_t new_handle(const Target& t, bool put) {
+  auto h = std::make_unique<dart_handle_struct>();
+  h->win = t.win;
+  h->rank = t.rank;
+  h->put = put;
+  std::lock_guard<std::mutex> lock(handles().mutex);
+  handles().live.insert(h.get());
+  return h.release();
+}
+
+void require_live(dart_handle_t h) {
+  std::lock_guard<std::mutex> lock(handles().mutex);
+  if (!handles().live.count(h)) invalid("handle is not live (already completed or freed)");
+}
+
+void release_handle(dart_handle_t* hp) {
+  {
+    std::lock_guard<std::mutex> lock(handles().mutex);
+    handles().live.erase(*hp);
+  }
+  delete *hp;
+  *hp = DART_HANDLE_NULL;
+}
+
+// Moves `nelem` elements between the local buffer and the target. The
+// global side is laid out by `remote_type`, the local buffer by
+// `local_type`. Returns the handle in Handle mode (or DART_HANDLE_NULL when
+// the transfer completed inside the call).
+// The common case, a basic type on both sides and a target on this node:
+// one copy, with none of the layout machinery.
+void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem, dart_datatype_t type,
+                          Mode mode) {
+  const std::size_t bytes = checked_bytes(nelem, basic_type_size(type));
+  if (bytes > t.avail)
+    invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
+            std::to_string(t.avail) + " bytes left after the offset)");
+  if (bytes == 0) return;
+  if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  stats::add(dir == Dir::Put ? stats::LocalPut : stats::LocalGet);
+  stats::add(stats::LocalBytes, bytes);
+  // Ordering as in transfer() below.
+  if (dir == Dir::Get) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    std::memcpy(buf, t.local, bytes);
+  } else {
+    std::memcpy(t.local, buf, bytes);
+    std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
+  }
+}
+
+// The common case through MPI: a basic type on both sides, no handle. One
+// MPI call per GiB, none of the layout machinery (which costs tens of ns
+// per call, as much as the MPI call itself on a shared-memory window).
+void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, dart_datatype_t type, Mode mode) {
+  const std::size_t bytes = checked_bytes(nelem, basic_type_size(type));
+  if (bytes > t.avail)
+    invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
+            std::to_string(t.avail) + " bytes left after the offset)");
+  if (bytes == 0) return;
+  if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
+  stats::add(stats::RmaBytes, bytes);
+  char* p = static_cast<char*>(buf);
+  for (std::size_t done = 0; done < bytes;) {
+    const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
+    const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(done);
+    if (dir == Dir::Put)
+      mpi_check(MPI_Put(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
+    else
+      mpi_check(MPI_Get(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
+    t.window->note_issued(t.rank);
+    done += static_cast<std::size_t>(piece);
+  }
+  if (mode == Mode::Blocking) {
+    if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    else mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+  }
+}
+
+// The fast path of every basic transfer to memory this unit maps: the
+// target's address, with `bytes` set, when both types are the same basic
+// type and the access is valid; nullptr for everything else, which
+// transfer() then checks and explains. No call, no exception frame: an 8-byte
+// put is a store and a fence plus a few predictable branches.
+[[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem, dart_datatype_t a,
+                             dart_datatype_t b, std::size_t* bytes) noexcept {
+  const std::size_t size = basic_size_or_zero(a);
+  if (a != b || size == 0 || !buf || __builtin_mul_overflow(nelem, size, bytes)) return nullptr;
+  return direct(g, *bytes);
+}
+
+// memcpy without the call for up to 64 bytes: two moves of a fixed size
+// that overlap as needed (both loads before both stores, so the overlap is
+// harmless). An 8-byte put is then one load and one store.
+[[gnu::always_inline]] inline void copy(void* dst, const void* src, std::size_t n) noexcept {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  auto two = [&](auto tag) {
+    using Chunk = decltype(tag);
+    Chunk a, b;
+    std::memcpy(&a, s, sizeof a);
+    std::memcpy(&b, s + n - sizeof b, sizeof b);
+    std::memcpy(d, &a, sizeof a);
+    std::memcpy(d + n - sizeof b, &b, sizeof b);
+  };
+  struct B16 { char c[16]; };
+  struct B32 { char c[32]; };
+  if (n == 8) {
+    std::memcpy(d, s, 8);
+  } else if (n > 64) {
+    std::memcpy(d, s, n);
+  } else if (n >= 32) {
+    two(B32{});
+  } else if (n >= 16) {
+    two(B16{});
+  } else if (n >= 8) {
+    two(std::uint64_t{});
+  } else if (n >= 4) {
+    two(std::uint32_t{});
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
+// Direct put and get; the ordering is the one explained in transfer().
+[[gnu::always_inline]] inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode) noexcept {
+  stats::add(stats::LocalPut);
+  stats::add(stats::LocalBytes, bytes);
+  copy(dst, src, bytes);
+  if (mode == Mode::Blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_release);
+}
+
+[[gnu::always_inline]] inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
+  stats::add(stats::LocalGet);
+  stats::add(stats::LocalBytes, bytes);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  copy(dst, src, bytes);
+}
+
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
+                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode);
+
+// The checked path of the blocking and non-blocking transfers, out of line
+// and taking the pointer by value, so the fast path keeps its arguments in
+// registers instead of spilling the pointer for a reference.
+[[gnu::noinline]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf,
+                                                         std::size_t nelem, dart_datatype_t local_type,
+                                                         dart_datatype_t remote_type, Mode mode) {
+  return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
+}
+
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
+                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
+  const Target t = resolve(gptr);
+  if (local_type == remote_type && is_basic_type(local_type)) {
+    if (t.local) {
+      transfer_basic_local(dir, t, buf, nelem, local_type, mode);
+      return DART_HANDLE_NULL;
+    }
+    if (mode != Mode::Handle && t.win != MPI_WIN_NULL) {
+      transfer_basic_rma(dir, t, buf, nelem, local_type, mode);
+      return DART_HANDLE_NULL;
+    }
+  }
+  const TypeDesc& ld = type_desc(local_type);
+  const TypeDesc& rd = type_desc(remote_type);
+  const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd)
+                                            : check_transfer_types(nelem, rd, ld);
+  const Layout remote(rd, nelem);
+  if (remote.span_bytes() > t.avail)
+    invalid("access of " + std::to_string(remote.span_bytes()) +
+            " bytes runs past the end of the target's portion (" + std::to_string(t.avail) +
+            " bytes left after the offset)");
+  if (bytes == 0) return DART_HANDLE_NULL;
+  if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
+  char* local = static_cast<char*>(buf);
+  const Layout mine(ld, nelem);
+
+  if (t.local) {
+    // Ordering on the shared mapping (the MPI shared-memory model leaves it
+    // to us): a get's loads must not move before anything this unit
+    // observed earlier (acquire); a put's stores must not move after
+    // anything it does next, such as setting a flag (release). A blocking
+    // put is also remotely complete on return, so it must be visible
+    // before this unit's next load of any location, which takes a full
+    // fence (store-load ordering); the non-blocking forms leave that to
+    // their flush.
+    stats::add(dir == Dir::Put ? stats::LocalPut : stats::LocalGet);
+    stats::add(stats::LocalBytes, bytes);
+    if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_acquire);
+    if (ld.contiguous() && rd.contiguous()) {
+      if (dir == Dir::Put) std::memcpy(t.local, local, bytes);
+      else std::memcpy(local, t.local, bytes);
+    } else {
+      for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
+        if (dir == Dir::Put) std::memcpy(t.local + ro, local + lo, n);
+        else std::memcpy(local + lo, t.local + ro, n);
+      });
+    }
+    if (dir == Dir::Put)
+      std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
+    return DART_HANDLE_NULL;
+  }
+
+  stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
+  stats::add(stats::RmaBytes, bytes);
+  dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
+  try {
+    for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
+      for (std::size_t done = 0; done < n;) {
+        const int piece = static_cast<int>(std::min(kMaxPiece, n - done));
+        const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(ro + done);
+        char* p = local + lo + done;
+        if (h) {
+          MPI_Request req = MPI_REQUEST_NULL;
+          if (dir == Dir::Put)
+            mpi_check(MPI_Rput(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rput");
+          else
+            mpi_check(MPI_Rget(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rget");
+          h->requests.push_back(req);
+        } else if (dir == Dir::Put) {
+          mpi_check(MPI_Put(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
+        } else {
+          mpi_check(MPI_Get(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
+        }
+        t.window->note_issued(t.rank);
+        done += static_cast<std::size_t>(piece);
+      }
+    });
+  } catch (...) {
+    if (h) {
+      // Requests already started must finish before the handle goes away.
+      MPI_Waitall(static_cast<int>(h->requests.size()), h->requests.data(), MPI_STATUSES_IGNORE);
+      release_handle(&h);
+    }
+    throw;
+  }
+  if (mode == Mode::Blocking) {
+    if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    else mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+  }
+  return h;
+}
+
+// Completion of one handle. `remote`: also wait for a put to be visible at
+// the target. `block`: wait; otherwise only test. True when complete (the
+// handle is then released and nulled).
+bool complete(dart_handle_t* hp, bool remote, bool block) {
+  if (!hp || !*hp) return true;
+  dart_handle_t h = *hp;
+  require_live(h);
+  const int n = static_cast<int>(h->requests.size());
+  if (block) {
+    mpi_check(MPI_Waitall(n, h->requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  } else {
+    int flag = 0;
+    mpi_check(MPI_Testall(n, h->requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (!flag) return false;
+  }
+  if (remote && h->put) mpi_check(MPI_Win_flush(h->rank, h->win), "MPI_Win_flush");
+  release_handle(hp);
+  return true;
+}
+
+void check_count(std::size_t n) {
+  if (n > static_cast<std::size_t>(INT_MAX)) invalid("more than INT_MAX handles");
+}
+
+void wait_all(dart_handle_t handles_[], std::size_t n, bool remote) {
+  check_count(n);
+  if (n > 0 && !handles_) invalid("handles is NULL");
+  for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
+}
+
+// All-or-nothing test of n handles: releases them only if all completed.
+bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
+  check_count(n);
+  if (n == 0 || !handles_) return true;
+  for (std::size_t i = 0; i < n; ++i) {
+    dart_handle_t h = handles_[i];
+    if (!h) continue;
+    require_live(h);
+    int flag = 0;
+    mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag,
+                          MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (!flag) return false;
+  }
+  for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
+  return true;
+}
+
+enum class FlushKind { One, All, LocalOne, LocalAll };
+
+// A flush of a mapped segment on whose windows nothing was issued through
+// MPI (all its traffic was load/store) owes only the fence. True when that
+// is the case and the call is valid.
+[[gnu::always_inline]] inline bool flush_direct(dart_gptr_t gptr, FlushKind kind) noexcept {
+  const direct_cache::Entry* e = direct_entry(gptr);
+  // Memory of dart_memalloc beyond the pool has a window of its own.
+  if (!e || names_extent(gptr)) return false;
+  if ((kind == FlushKind::One || kind == FlushKind::LocalOne) &&
+      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(e->d.team_size))
+    return false;
+  const Runtime* r = runtime();
+  if (!r || e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
+      r->have_orphans())
+    return false;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  stats::add(stats::SkippedFlush);
+  return true;
+}
+
+void flush(dart_gptr_t gptr, FlushKind kind) {
+  // Names the segment (and unit) only; for memory of dart_memalloc beyond
+  // the pool, also the extent, whose window differs.
+  const bool extent = names_extent(gptr);
+  gptr.addr_or_offs.offset = extent ? gptr.addr_or_offs.offset & ~Extents::kByteMask : 0;
+  Target t;
+  if ((kind == FlushKind::All || kind == FlushKind::LocalAll) && !extent) {
+    // The unit is irrelevant; resolve through the caller's own portion
+    // (an extent exists on its owner only, so it resolves through that).
+    Team* team = nullptr;
+    find_segment(gptr, &team);
+    gptr.unitid = team->myid();
+  }
+  t = resolve(gptr);
+  rt().reap_requests(false);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (t.win == MPI_WIN_NULL) return;
+  // Only operations issued through MPI need an MPI flush (Window::note_issued).
+  bool needed = false;
+  switch (kind) {
+    case FlushKind::One: needed = t.window->take_issued(t.rank); break;
+    case FlushKind::All: needed = t.window->take_issued_all(); break;
+    case FlushKind::LocalOne: needed = t.window->issued(t.rank); break;
+    case FlushKind::LocalAll: needed = t.window->issued_any(); break;
+  }
+  stats::add(needed ? stats::MpiFlush : stats::SkippedFlush);
+  if (!needed) return;
+  switch (kind) {
+    case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
+    case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
+    case FlushKind::LocalOne: mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local"); break;
+    case FlushKind::LocalAll: mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all"); break;
+  }
+}
+
+// The checked path of the flushes, out of line (see transfer_checked).
+[[gnu::noinline]] dart_ret_t flush_checked(const char* call, dart_gptr_t gptr, FlushKind kind) {
+  return entry(call, [&] { flush(gptr, kind); });
+}
+
+}  // namespace
+
+extern "C" {
+
+dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
+                             dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (char* dst = direct_transfer(gptr, src, nelem, src_type, dst_type, &bytes)) {
+    direct_put(dst, src, bytes, Mode::Blocking);
+    return DART_OK;
+  }
+  return transfer_checked("dart_put_blocking", Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type,
+                          Mode::Blocking);
+}
+
+dart_ret_t dart_get_blocking(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+                             dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (const char* src = direct_transfer(gptr, dest, nelem, src_type, dst_type, &bytes)) {
+    direct_get(dest, src, bytes);
+    return DART_OK;
+  }
+  return transfer_checked("dart_get_blocking", Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Blocking);
+}
+
+dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
+                    dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (char* dst = direct_transfer(gptr, src, nelem, src_type, dst_type, &bytes)) {
+    direct_put(dst, src, bytes, Mode::Nonblocking);
+    return DART_OK;
+  }
+  return transfer_checked("dart_put", Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type,
+                          Mode::Nonblocking);
+}
+
+dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+                    dart_datatype_t dst_type) {
+  std::size_t bytes = 0;
+  if (const char* src = direct_transfer(gptr, dest, nelem, src_type, dst_type, &bytes)) {
+    direct_get(dest, src, bytes);
+    return DART_OK;
+  }
+  return transfer_checked("dart_get", Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Nonblocking);
+}
+
+dart_ret_t dart_put_handle(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,
+                           dart_datatype_t dst_type, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_put_handle", [&] {
+    if (!handle) invalid("handle is NULL");
+    *handle = transfer(Dir::Put, gptr, const_cast<void*>(src), nelem, src_type, dst_type, Mode::Handle);
+  });
+}
+
+dart_ret_t dart_get_handle(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+                           dart_datatype_t dst_type, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_get_handle", [&] {
+    if (!handle) invalid("handle is NULL");
+    *handle = transfer(Dir::Get, gptr, dest, nelem, dst_type, src_type, Mode::Handle);
+  });
+}
+
+dart_ret_t dart_wait(dart_handle_t* handle) {
+  return entry("dart_wait", [&] { (void)complete(handle, true, true); });
+}
+
+dart_ret_t dart_wait_local(dart_handle_t* handle) {
+  return entry("dart_wait_local", [&] { (void)complete(handle, false, true); });
+}
+
+dart_ret_t dart_waitall(dart_handle_t handles_[], size_t n) {
+  return entry("dart_waitall", [&] { wait_all(handles_, n, true); });
+}
+
+dart_ret_t dart_waitall_local(dart_handle_t handles_[], size_t n) {
+  return entry("dart_waitall_local", [&] { wait_all(handles_, n, false); });
+}
+
+dart_ret_t dart_test_local(dart_handle_t* handle, int32_t* result) {
+  return entry("dart_test_local", [&] {
+    if (!result) invalid("result is NULL");
+    *result = complete(handle, false, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_test(dart_handle_t* handleptr, int32_t* is_finished) {
+  return entry("dart_test", [&] {
+    if (!is_finished) invalid("is_finished is NULL");
+    *is_finished = complete(handleptr, true, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_testall_local(dart_handle_t handles_[], size_t n, int32_t* result) {
+  return entry("dart_testall_local", [&] {
+    if (!result) invalid("result is NULL");
+    *result = test_all(handles_, n, false) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_testall(dart_handle_t handles_[], size_t n, int32_t* is_finished) {
+  return entry("dart_testall", [&] {
+    if (!is_finished) invalid("is_finished is NULL");
+    *is_finished = test_all(handles_, n, true) ? 1 : 0;
+  });
+}
+
+dart_ret_t dart_handle_free(dart_handle_t* handle) {
+  return entry("dart_handle_free", [&] {
+    if (!handle || !*handle) return;
+    require_live(*handle);
+    // The operation proceeds; a later flush on its segment completes it,
+    // and the runtime completes its requests.
+    rt().adopt_requests((*handle)->requests);
+    release_handle(handle);
+  });
+}
+
+dart_ret_t dart_flush(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::One)) return DART_OK;
+  return flush_checked("dart_flush", gptr, FlushKind::One);
+}
+
+dart_ret_t dart_flush_all(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::All)) return DART_OK;
+  return flush_checked("dart_flush_all", gptr, FlushKind::All);
+}
+
+dart_ret_t dart_flush_local(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::LocalOne)) return DART_OK;
+  return flush_checked("dart_flush_local", gptr, FlushKind::LocalOne);
+}
+
+dart_ret_t dart_flush_local_all(dart_gptr_t gptr) {
+  if (flush_direct(gptr, FlushKind::LocalAll)) return DART_OK;
+  return flush_checked("dart_flush_local_all", gptr, FlushKind::LocalAll);
+}
+
+}  // extern "C"

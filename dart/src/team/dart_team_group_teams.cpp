@@ -1,0 +1,168 @@
+// Teams: creation from a group, destruction, cloning and unit id
+// translation. A team is made collectively over its parent: one
+// MPI_Allreduce agrees on the new id and on the validity of every caller's
+// group, one MPI_Comm_split makes the communicator.
+#include "core/error.hpp"
+#include "team/group.hpp"
+#include "core/runtime.hpp"
+
+#include <dash/dart/if/dart_team_group.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dart {
+
+namespace {
+
+constexpr std::size_t kIdWords = Runtime::kMaxTeams / 64;
+
+// FNV-1a over the member list: equal groups hash equally, and unequal ones
+// differ with overwhelming probability, which is enough to catch callers
+// that passed different groups.
+std::uint64_t membership_hash(const std::vector<int>& units) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (int u : units)
+    for (int b = 0; b < 4; ++b) {
+      h ^= static_cast<std::uint64_t>((static_cast<unsigned>(u) >> (8 * b)) & 0xffu);
+      h *= 1099511628211ull;
+    }
+  return h;
+}
+
+// Collective over the parent. `group` may be null: the caller is then not a
+// member but still takes part. Returns the new id on members and
+// DART_TEAM_NULL elsewhere.
+//
+// Team ids are reused after destruction. The new id is the lowest one that
+// no member of the parent uses for a live team, which gives every rule of
+// the spec: all members agree, it differs from every live team made from
+// the same parent (their members are parent members), and no unit is in two
+// live teams with one id. The agreement is a bitwise OR over the parent of
+// each unit's ids in use plus a flag for invalid groups and the membership
+// hash twice (h and ~h): the two ORs share a set bit exactly when some
+// callers' groups differ.
+dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
+  Runtime& r = rt();
+  Team& parent = r.team(parent_id);
+  std::string error;
+  bool member = false;
+  std::vector<std::uint64_t> words(kIdWords + 3, 0);
+  if (group) {
+    for (int g : group->units)
+      if (parent.team_unit_of(g) < 0) {
+        error = "unit " + std::to_string(g) + " of the group is not a member of the parent team " +
+                std::to_string(parent_id);
+        break;
+      }
+    member = std::binary_search(group->units.begin(), group->units.end(), r.myid());
+    const std::uint64_t h = membership_hash(group->units);
+    words[kIdWords + 1] = h;
+    words[kIdWords + 2] = ~h;
+  }
+  for (dart_team_t id : r.team_ids()) words[static_cast<std::size_t>(id) / 64] |= 1ull << (id % 64);
+  words[0] |= 1;  // DART_TEAM_ALL
+  words[kIdWords] = error.empty() ? 0 : 1;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()), MPI_UINT64_T, MPI_BOR,
+                          parent.comm()),
+            "MPI_Allreduce");
+  if (!error.empty()) invalid(error);
+  if (words[kIdWords] != 0)
+    invalid("another member of team " + std::to_string(parent_id) + " passed a group with non-members of it");
+  if ((words[kIdWords + 1] & words[kIdWords + 2]) != 0)
+    invalid("members of team " + std::to_string(parent_id) + " passed groups with different members");
+  dart_team_t id = DART_TEAM_NULL;
+  for (std::size_t w = 0; w < kIdWords && id == DART_TEAM_NULL; ++w)
+    if (words[w] != ~0ull) id = static_cast<dart_team_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(~words[w])));
+  if (id == DART_TEAM_NULL)
+    fail(DART_ERR_OTHER, "all " + std::to_string(Runtime::kMaxTeams - 1) +
+                             " team ids are in use by members of team " + std::to_string(parent_id));
+
+  // Key = global id, so team order is ascending global id whatever order the
+  // group was built in.
+  MPI_Comm comm = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split(parent.comm(), member ? 0 : MPI_UNDEFINED, r.myid(), &comm), "MPI_Comm_split");
+  if (!member) return DART_TEAM_NULL;
+  r.add_team(std::make_unique<Team>(id, mpi::Comm(comm), r.config()));
+  return id;
+}
+
+}  // namespace
+
+}  // namespace dart
+
+using namespace dart;
+
+extern "C" {
+
+dart_ret_t dart_team_get_group(dart_team_t teamid, dart_group_t* group) {
+  if (group) *group = DART_GROUP_NULL;
+  return entry("dart_team_get_group", [&] {
+    require(group, "group");
+    *group = new_group(rt().team(teamid).global_units());
+  });
+}
+
+dart_ret_t dart_team_create(dart_team_t teamid, const dart_group_t group, dart_team_t* newteam) {
+  if (newteam) *newteam = DART_TEAM_NULL;
+  return entry("dart_team_create", [&] {
+    // A missing out-pointer is still a member: fail only after taking part,
+    // so the other callers are not stranded.
+    const dart_team_t id = create_team(teamid, group);
+    if (!newteam) {
+      if (id != DART_TEAM_NULL) rt().remove_team(id);
+      invalid("newteam is NULL");
+    }
+    *newteam = id;
+  });
+}
+
+dart_ret_t dart_team_clone(dart_team_t team, dart_team_t* newteam) {
+  if (newteam) *newteam = DART_TEAM_NULL;
+  return entry("dart_team_clone", [&] {
+    const dart_group_struct group{rt().team(team).global_units()};
+    const dart_team_t id = create_team(team, &group);
+    if (!newteam) {
+      rt().remove_team(id);
+      invalid("newteam is NULL");
+    }
+    *newteam = id;
+  });
+}
+
+dart_ret_t dart_team_destroy(dart_team_t* teamid) {
+  return entry("dart_team_destroy", [&] {
+    require(teamid, "teamid");
+    if (*teamid == DART_TEAM_NULL) return;
+    if (*teamid == DART_TEAM_ALL) invalid("DART_TEAM_ALL cannot be destroyed (dart_exit does that)");
+    Runtime& r = rt();
+    (void)r.team(*teamid);
+    r.remove_team(*teamid);
+    *teamid = DART_TEAM_NULL;
+  });
+}
+
+dart_ret_t dart_team_unit_l2g(dart_team_t teamid, dart_team_unit_t localid, dart_global_unit_t* globalid) {
+  if (globalid) *globalid = DART_UNDEFINED_GLOBAL_UNIT_ID;
+  return entry("dart_team_unit_l2g", [&] {
+    require(globalid, "globalid");
+    const Team& team = rt().team(teamid);
+    if (localid.id < 0 || localid.id >= team.size())
+      invalid("unit " + std::to_string(localid.id) + " is out of range for team " + std::to_string(teamid) +
+              " of " + std::to_string(team.size()) + " units");
+    globalid->id = team.global_unit(localid.id);
+  });
+}
+
+dart_ret_t dart_team_unit_g2l(dart_team_t teamid, dart_global_unit_t globalid, dart_team_unit_t* localid) {
+  if (localid) *localid = DART_UNDEFINED_TEAM_UNIT_ID;
+  return entry("dart_team_unit_g2l", [&] {
+    require(localid, "localid");
+    localid->id = rt().team(teamid).team_unit_of(globalid.id);
+    if (localid->id < 0) localid->id = DART_UNDEFINED_UNIT_ID;
+  });
+}
+
+}  // extern "C"

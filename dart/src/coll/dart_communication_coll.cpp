@@ -1,11 +1,9 @@
-// Collectives (dart_barrier, dart_bcast ... dart_reduce) and two-sided
-// messages (dart_send, dart_recv, dart_sendrecv) of dart_communication.h.
+// Collectives (dart_barrier, dart_bcast ... dart_reduce) of
+// dart_communication.h; its two-sided messages are in
+// dart_communication_p2p.cpp, the element helpers both share in elements.hpp.
 //
 // Collectives run on the team's communicator, Team::comm(), with roots and
 // block positions in team order, which is that communicator's rank order.
-// Two-sided messages take global unit ids and run on DART_TEAM_ALL's
-// p2p_comm(), a communicator that carries nothing but the users' messages,
-// so no user tag can ever match a message of the runtime or vice versa.
 //
 // Types. Collectives and messages take contiguous types (basic or custom);
 // a custom type is one MPI element of its size (a contiguous run of bytes)
@@ -47,6 +45,7 @@
 // pointer is checked before MPI sees it.
 #include <dash/dart/if/dart_communication.h>
 
+#include "coll/elements.hpp"
 #include "core/error.hpp"
 #include "coll/ops.hpp"
 #include "core/runtime.hpp"
@@ -68,6 +67,7 @@
 #include <unistd.h>
 
 using namespace dart;
+using namespace dart::coll;
 
 namespace {
 
@@ -76,51 +76,13 @@ namespace {
 using mpi::Datatype;
 using mpi::Op;
 
-// Takes a freshly built type and commits it (it is freed even if the
-// commit fails).
-Datatype commit_type(MPI_Datatype t) {
-  const int rc = MPI_Type_commit(&t);
-  if (rc != MPI_SUCCESS) MPI_Type_free(&t);
-  mpi_check(rc, "MPI_Type_commit");
-  return Datatype(t);
-}
-
 Op create_op(MPI_User_function* fn, bool commute) {
   Op owned;
   mpi_check(MPI_Op_create(fn, commute ? 1 : 0, owned.out()), "MPI_Op_create");
   return owned;
 }
 
-// ---- elements, pieces, buffers ------------------------------------------------------
-
-// What one element of a contiguous DART type is to MPI.
-struct Elem {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  std::size_t bytes = 0;
-  Datatype owned;  // custom types: a contiguous run of `bytes` bytes
-};
-
-std::string type_name(dart_datatype_t t) { return std::to_string(static_cast<long long>(t)); }
-
-Elem elem_of(dart_datatype_t dtype) {
-  // Copy what we need at once: another thread may destroy a derived type
-  // while this call runs (the spec lets started operations complete).
-  const TypeDesc& d = type_desc(dtype);
-  const bool basic = d.kind == TypeDesc::Kind::Basic;
-  if (!d.contiguous())
-    invalid("data type " + type_name(dtype) + " is not contiguous (only basic and custom types are allowed here)");
-  Elem e;
-  e.bytes = d.elem_size;
-  if (basic) {
-    e.type = basic_mpi_type(dtype);
-    return e;
-  }
-  MPI_Datatype run = MPI_DATATYPE_NULL;
-  mpi_check(MPI_Type_contiguous(static_cast<int>(e.bytes), MPI_BYTE, &run), "MPI_Type_contiguous");
-  e.owned = commit_type(run);
-  e.type = e.owned.get();
-  return e;
-}
+// ---- pieces, buffers ------------------------------------------------------
 
 // Elements per block that one MPI call may carry when it moves `blocks`
 // blocks (one per member for scatter, gather, allgather and alltoall; one
@@ -187,25 +149,6 @@ BlockPiece plain_piece(const Elem& e, int n) {
   return p;
 }
 
-// A buffer of `nelem` elements spanning `bytes`: not NULL unless empty, and
-// mapped to its end. A count near SIZE_MAX passes the size arithmetic but
-// would make MPI run off the end of memory (a segfault, not an error), so
-// a span that wraps around is rejected, and a span above 1 GiB must have
-// its last byte mapped (one mincore(2), only for such sizes).
-void require_buf(const void* buf, std::size_t nelem, std::size_t bytes, const char* what) {
-  if (!buf && nelem > 0) invalid(std::string(what) + " is NULL with " + std::to_string(nelem) + " elements");
-  if (bytes == 0) return;
-  const auto start = reinterpret_cast<std::uintptr_t>(buf);
-  bool mapped = bytes <= static_cast<std::size_t>(PTRDIFF_MAX) && start <= UINTPTR_MAX - bytes;
-  if (mapped && bytes > (std::size_t{1} << 30)) {
-    static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    unsigned char resident = 0;
-    mapped = mincore(reinterpret_cast<void*>((start + bytes - 1) & ~(page - 1)), 1, &resident) == 0;
-  }
-  if (!mapped)
-    invalid(std::string(what) + " of " + std::to_string(nelem) + " elements (" + std::to_string(bytes) +
-            " bytes) extends beyond mapped memory");
-}
 
 int root_of(const Team& team, dart_team_unit_t root) {
   if (root.id < 0 || root.id >= team.size())
@@ -883,56 +826,6 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
 }
 
-// ---- two-sided messages ----------------------------------------------------------------
-
-// DART_TEAM_ALL's message communicator; its ranks are global unit ids.
-MPI_Comm message_comm() { return rt().world().p2p_comm(); }
-
-int peer_of(dart_global_unit_t unit) {
-  const int size = rt().size();
-  if (unit.id < 0 || unit.id >= size)
-    invalid("unit " + std::to_string(unit.id) + " is outside [0, " + std::to_string(size) + ")");
-  return unit.id;
-}
-
-void check_tag(int tag) {
-  if (tag < 0) invalid("tag " + std::to_string(tag) + " is negative (there are no wildcards)");
-  // MPI_TAG_UB is attached to MPI_COMM_WORLD (not necessarily to duplicates).
-  int* ub = nullptr;
-  int flag = 0;
-  mpi_check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
-  if (flag && ub && tag > *ub) invalid("tag " + std::to_string(tag) + " exceeds MPI_TAG_UB " + std::to_string(*ub));
-}
-
-int message_count(std::size_t nelem) {
-  if (nelem > static_cast<std::size_t>(INT_MAX))
-    invalid("two-sided messages carry at most INT_MAX elements, not " + std::to_string(nelem));
-  return static_cast<int>(nelem);
-}
-
-// A message longer than the receive buffer is the caller's error.
-void check_receive(int rc, const char* call) {
-  if (rc == MPI_SUCCESS) return;
-  int cls = MPI_SUCCESS;
-  MPI_Error_class(rc, &cls);
-  if (cls == MPI_ERR_TRUNCATE) invalid("the message is longer than the receive buffer");
-  mpi_check(rc, call);
-}
-
-struct Message {
-  int count;
-  Elem elem;
-  int tag;
-  int peer;
-};
-
-Message message(const void* buf, std::size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit,
-                const char* what) {
-  Message m{message_count(nelem), elem_of(dtype), tag, peer_of(unit)};
-  check_tag(tag);
-  require_buf(buf, nelem, checked_bytes(nelem, m.elem.bytes), what);
-  return m;
-}
 
 }  // namespace
 
@@ -989,31 +882,5 @@ dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_da
   return entry("dart_reduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, &root, team); });
 }
 
-dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
-  return entry("dart_send", [&] {
-    const Message m = message(sendbuf, nelem, dtype, tag, unit, "sendbuf");
-    mpi_check(MPI_Send(sendbuf, m.count, m.elem.type, m.peer, m.tag, message_comm()), "MPI_Send");
-  });
-}
-
-dart_ret_t dart_recv(void* recvbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
-  return entry("dart_recv", [&] {
-    const Message m = message(recvbuf, nelem, dtype, tag, unit, "recvbuf");
-    check_receive(MPI_Recv(recvbuf, m.count, m.elem.type, m.peer, m.tag, message_comm(), MPI_STATUS_IGNORE),
-                  "MPI_Recv");
-  });
-}
-
-dart_ret_t dart_sendrecv(const void* sendbuf, size_t send_nelem, dart_datatype_t send_dtype, int send_tag,
-                         dart_global_unit_t dest, void* recvbuf, size_t recv_nelem, dart_datatype_t recv_dtype,
-                         int recv_tag, dart_global_unit_t src) {
-  return entry("dart_sendrecv", [&] {
-    const Message out = message(sendbuf, send_nelem, send_dtype, send_tag, dest, "sendbuf");
-    const Message in = message(recvbuf, recv_nelem, recv_dtype, recv_tag, src, "recvbuf");
-    check_receive(MPI_Sendrecv(sendbuf, out.count, out.elem.type, out.peer, out.tag, recvbuf, in.count, in.elem.type,
-                               in.peer, in.tag, message_comm(), MPI_STATUS_IGNORE),
-                  "MPI_Sendrecv");
-  });
-}
 
 }  // extern "C"

@@ -41,59 +41,13 @@
 namespace {
 
 using dartcheck::QuietDart;
+using dartcheck::at;
+using dartcheck::slow_ranks;
 
 // ---- fixtures -------------------------------------------------------------------
 
-struct DartFixture {
-  DartFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        right((me + 1) % n),
-        left((me + n - 1) % n),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-  }
-  ~DartFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  DartFixture(const DartFixture&) = delete;
-  DartFixture& operator=(const DartFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
-  const int me;
-  const int n;
-  const int right;
-  const int left;
-
- private:
-  const int rank_context_;
-};
-
-struct DartThreadFixture : DartFixture {
-  // dart_init_thread instead of dart_init: re-initialise.
-  DartThreadFixture() {
-    CHECK_OK(dart_exit());
-    dart_thread_support_level_t level = DART_THREAD_SINGLE;
-    REQUIRE_OK(dart_init_thread(nullptr, nullptr, &level));
-    multiple = level == DART_THREAD_MULTIPLE;
-  }
-  bool multiple = false;
-};
-
-// MPICH ranks busy-poll and do not yield, so with more ranks than cores
-// every remote atomic waits for time slices; the hammering loops are
-// shortened there (cf. test_globmem.cpp).
-bool slow_ranks() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  const bool mpich = std::string(version, static_cast<std::size_t>(len)).find("MPICH") != std::string::npos;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return mpich && cores > 0 && mpitest::world_size() > cores;
-}
+using DartFixture = dartcheck::PlainDartFixture;
+using DartThreadFixture = dartcheck::DartFixture;
 
 // ---- types and values -------------------------------------------------------------
 
@@ -254,12 +208,6 @@ void values(dart_operation_t op, std::size_t e, int owner, int writer, int salt,
     *init = static_cast<T>(1000 * owner + static_cast<int>(e) + salt);
     *operand = static_cast<T>(-1000 * writer - static_cast<int>(e) - 7);
   }
-}
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset = 0) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
 }
 
 template <class T>

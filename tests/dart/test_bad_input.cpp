@@ -8,9 +8,8 @@
 // Not covered: the behaviour of valid calls (test_init.cpp,
 // test_globmem.cpp); a collective entered with a NULL out-pointer or an
 // unknown team on some ranks only (mismatched collectives are erroneous).
-// Failure messages carry the case being checked (ctx(), defined below).
-#define CTX_ ctx()
-#include "dart_checks.hpp"
+// Failure messages carry the case being checked (dartcheck::g_context).
+#include "dart_capture.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -27,174 +26,13 @@ namespace {
 
 int rank() { return mpitest::world_rank(); }
 
-// Extra words for failure messages ("before dart_init", a loop value ...).
-std::string g_context;
-
-// Redirects file descriptor 2 into a temporary file for its lifetime (or
-// until finish()), so everything written to stderr -- by stdio or by raw
-// write(2) -- in between can be read back.
-class StderrCapture {
- public:
-  StderrCapture() {
-    std::fflush(stderr);
-    file_ = std::tmpfile();
-    if (!file_) return;
-    saved_ = ::dup(STDERR_FILENO);
-    if (saved_ < 0) return;
-    if (::dup2(::fileno(file_), STDERR_FILENO) < 0) {
-      ::close(saved_);
-      saved_ = -1;
-      return;
-    }
-    active_ = true;
-  }
-  StderrCapture(const StderrCapture&) = delete;
-  StderrCapture& operator=(const StderrCapture&) = delete;
-  ~StderrCapture() {
-    (void)finish();
-    if (file_) std::fclose(file_);
-  }
-
-  [[nodiscard]] bool ok() const { return active_; }
-
-  // Restores stderr and returns what was written to it.
-  std::string finish() {
-    if (!active_) return text_;
-    active_ = false;
-    std::fflush(stderr);
-    ::dup2(saved_, STDERR_FILENO);
-    ::close(saved_);
-    saved_ = -1;
-    std::rewind(file_);
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) text_.append(buf, n);
-    return text_;
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  int saved_ = -1;
-  bool active_ = false;
-  std::string text_;
-};
-
-struct Outcome {
-  dart_ret_t rc;
-  std::string log;
-};
-
-template <class Call>
-Outcome capture(Call&& call) {
-  StderrCapture cap;
-  BOOST_REQUIRE_MESSAGE(cap.ok(), "rank " << rank() << ": cannot redirect stderr");
-  const dart_ret_t rc = call();
-  return {rc, cap.finish()};
-}
-
-// Unit id a log line must carry: the global unit id while DART is
-// initialised, otherwise the MPI rank (MPI is always up in this program).
-int log_unit() {
-  if (!dart_initialized()) return rank();
-  dart_global_unit_t me;
-  dart_myid(&me);
-  return me.id;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
-// Empty if `log` is exactly one line "[dart unit <unit>] <call>: error:
-// <non-empty reason>", else what is wrong.
-std::string log_problem(const std::string& log, const char* call, int unit) {
-  const std::vector<std::string> lines = lines_of(log);
-  if (lines.size() != 1)
-    return "expected exactly one log line, got " + std::to_string(lines.size()) + ": \"" + log + "\"";
-  const std::string prefix = "[dart unit " + std::to_string(unit) + "] " + call + ": error: ";
-  const std::string& line = lines.front();
-  if (line.compare(0, prefix.size(), prefix) != 0)
-    return "log line \"" + line + "\" does not start with \"" + prefix + "\"";
-  if (line.find_first_not_of(' ', prefix.size()) == std::string::npos)
-    return "log line \"" + line + "\" gives no reason";
-  if (log.back() != '\n') return "log line is not terminated by a newline";
-  return {};
-}
-
-std::string ctx() { return g_context.empty() ? std::string() : " [" + g_context + "]"; }
-
-}  // namespace
-
-
-// `call` (the remaining arguments) returns exactly `expected` and writes
-// exactly one error line naming this unit and `fn`.
-#define CHECK_REJECTED(expected, fn, ...)                                                                  \
-  do {                                                                                                     \
-    const int unit_ = log_unit();                                                                          \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                             \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));             \
-    const std::string p_ = log_problem(o_.log, fn, unit_);                                                 \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__ ": " << p_);           \
-  } while (0)
-
-// As CHECK_REJECTED, but any code other than DART_OK is acceptable.
-#define CHECK_FAILS(fn, ...)                                                                                   \
-  do {                                                                                                         \
-    const int unit_ = log_unit();                                                                              \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                                 \
-    BOOST_CHECK_MESSAGE(o_.rc != DART_OK, "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned DART_OK"); \
-    const std::string p_ = log_problem(o_.log, fn, unit_);                                                     \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__ ": " << p_);               \
-  } while (0)
-
-// `call` returns exactly `expected` and writes nothing to stderr.
-#define CHECK_SILENT(expected, ...)                                                                        \
-  do {                                                                                                     \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                             \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));             \
-    BOOST_CHECK_MESSAGE(o_.log.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__                   \
-                                                << " should be silent but wrote \"" << o_.log << "\"");    \
-  } while (0)
-
-namespace {
+using dartcheck::Outcome;
+using dartcheck::capture;
+using dartcheck::ctx;
+using dartcheck::g_context;
 
 // DART initialised for one test case.
-struct Dart {
-  Dart() {
-    g_context.clear();
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-    dart_global_unit_t id;
-    size_t size = 0;
-    REQUIRE_OK(dart_myid(&id));
-    REQUIRE_OK(dart_size(&size));
-    me = id.id;
-    n = static_cast<int>(size);
-  }
-  ~Dart() {
-    g_context.clear();
-    CHECK_OK(dart_exit());
-  }
-  Dart(const Dart&) = delete;
-  Dart& operator=(const Dart&) = delete;
-
-  // A fresh collective allocation of `nelem` ints on DART_TEAM_ALL.
-  static dart_gptr_t team_ints(size_t nelem) {
-    dart_gptr_t g = DART_GPTR_NULL;
-    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, nelem, DART_TYPE_INT, &g));
-    return g;
-  }
-  static dart_gptr_t local_ints(size_t nelem) {
-    dart_gptr_t g = DART_GPTR_NULL;
-    REQUIRE_OK(dart_memalloc(nelem, DART_TYPE_INT, &g));
-    return g;
-  }
+struct Dart : dartcheck::BadInputFixture {
   // Registers `nelem` ints at `buf` on DART_TEAM_ALL. Set-up, but a failure
   // is reported and survived instead of aborting the job: the outcome is
   // agreed across ranks, so all of them skip what needs the registration.
@@ -205,14 +43,6 @@ struct Dart {
                                                << " ints returned " << rc << "; skipping the registration checks");
     return mpitest::all_ranks(rc == DART_OK);
   }
-  static dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t offset = 0) {
-    g.unitid = unit;
-    g.addr_or_offs.offset = offset;
-    return g;
-  }
-
-  int me = -1;
-  int n = 0;
 };
 
 bool is_null(const dart_gptr_t& g) { return DART_GPTR_ISNULL(g); }
@@ -578,8 +408,6 @@ BOOST_FIXTURE_TEST_CASE(invalid_data_types, Dart) {
   // The failed collective calls left the segment-id bookkeeping in step on
   // all units: a new allocation works and is addressable by a ring put.
   dart_gptr_t fresh = team_ints(4);
-  const int right = (me + 1) % n;
-  const int left = (me + n - 1) % n;
   int out[4] = {me, me, me, me};
   CHECK_OK(dart_put_blocking(at(fresh, right), out, 4, DART_TYPE_INT, DART_TYPE_INT));
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
@@ -697,7 +525,6 @@ BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
   std::vector<dart_gptr_t> segments{tg};
   if (have_rg) segments.push_back(rg);
   int buf[8] = {};
-  const int right = (me + 1) % n;
 
   struct Access {
     std::uint64_t offset;

@@ -62,30 +62,7 @@ using dartcheck::QuietDart;
 
 // ---- fixture and teams -----------------------------------------------------------
 
-struct CollFixture {
-  CollFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    dart_thread_support_level_t level = DART_THREAD_SINGLE;
-    REQUIRE_OK(dart_init_thread(nullptr, nullptr, &level));
-    multiple = level == DART_THREAD_MULTIPLE;
-  }
-  ~CollFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  CollFixture(const CollFixture&) = delete;
-  CollFixture& operator=(const CollFixture&) = delete;
-
-  const int me;
-  const int n;
-  bool multiple = false;
-
- private:
-  const int rank_context_;
-};
+using CollFixture = dartcheck::DartFixture;
 
 // A team and the caller's place in it (team-relative).
 struct TeamView {
@@ -596,8 +573,7 @@ BOOST_FIXTURE_TEST_CASE(concurrent_user_reductions_on_two_teams, CollFixture) {
 // ---- two-sided ------------------------------------------------------------------------------
 
 BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
-  const dart_global_unit_t right = DART_GLOBAL_UNIT_ID((me + 1) % n);
-  const int left = (me + n - 1) % n;
+  const dart_global_unit_t to = DART_GLOBAL_UNIT_ID(right);
   const dart_global_unit_t from = DART_GLOBAL_UNIT_ID(left);
   constexpr std::size_t k = 41;
   int tag = 1;
@@ -606,7 +582,7 @@ BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
     std::vector<T> send(k);
     for (std::size_t i = 0; i < k; ++i) send[i] = pattern<T>(me, i, static_cast<unsigned>(tag));
     std::vector<T> got = sentinels<T>(k);
-    CHECK_OK(dart_sendrecv(send.data(), k, dt, tag, right, got.data(), k, dt, tag, from));
+    CHECK_OK(dart_sendrecv(send.data(), k, dt, tag, to, got.data(), k, dt, tag, from));
     check_elements(got.data(), k, [&](std::size_t i) { return pattern<T>(left, i, static_cast<unsigned>(tag)); },
                    std::string("dart_sendrecv ") + tname);
     ++tag;
@@ -617,19 +593,19 @@ BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
   std::vector<Rec> rsend(k);
   for (std::size_t i = 0; i < k; ++i) rsend[i] = pattern<Rec>(me, i, 99);
   std::vector<Rec> rgot = sentinels<Rec>(k);
-  CHECK_OK(dart_sendrecv(rsend.data(), k, rec, 0, right, rgot.data(), k, rec, 0, from));
+  CHECK_OK(dart_sendrecv(rsend.data(), k, rec, 0, to, rgot.data(), k, rec, 0, from));
   check_elements(rgot.data(), k, [&](std::size_t i) { return pattern<Rec>(left, i, 99); }, "dart_sendrecv custom");
   CHECK_OK(dart_type_destroy(&rec));
   constexpr std::size_t big = std::size_t(1) << 19;
   std::vector<std::uint64_t> bsend(big);
   for (std::size_t i = 0; i < big; ++i) bsend[i] = pattern<std::uint64_t>(me, i, 5);
   std::vector<std::uint64_t> bgot(big, 0);
-  CHECK_OK(dart_sendrecv(bsend.data(), big, DART_TYPE_ULONGLONG, 7, right, bgot.data(), big, DART_TYPE_ULONGLONG, 7,
+  CHECK_OK(dart_sendrecv(bsend.data(), big, DART_TYPE_ULONGLONG, 7, to, bgot.data(), big, DART_TYPE_ULONGLONG, 7,
                          from));
   check_elements(bgot.data(), big, [&](std::size_t i) { return pattern<std::uint64_t>(left, i, 5); },
                  "dart_sendrecv 4 MiB");
   // Zero elements, NULL buffers.
-  CHECK_OK(dart_sendrecv(nullptr, 0, DART_TYPE_INT, 3, right, nullptr, 0, DART_TYPE_INT, 3, from));
+  CHECK_OK(dart_sendrecv(nullptr, 0, DART_TYPE_INT, 3, to, nullptr, 0, DART_TYPE_INT, 3, from));
 }
 
 // Even units send first, odd units receive first, so the ring cannot
@@ -637,17 +613,16 @@ BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
 // may pick them out of send order by tag.
 BOOST_FIXTURE_TEST_CASE(send_recv_tags_select_and_order, CollFixture) {
   if (n < 2) return;  // blocking send to oneself is not required to work
-  const dart_global_unit_t right = DART_GLOBAL_UNIT_ID((me + 1) % n);
-  const int left = (me + n - 1) % n;
+  const dart_global_unit_t to = DART_GLOBAL_UNIT_ID(right);
   const dart_global_unit_t from = DART_GLOBAL_UNIT_ID(left);
   auto payload = [](int unit, int which) {
     return std::vector<std::int64_t>{unit, which};
   };
   auto do_send = [&] {
-    CHECK_OK(dart_send(payload(me, 0).data(), 2, DART_TYPE_LONGLONG, 5, right));
-    CHECK_OK(dart_send(payload(me, 1).data(), 2, DART_TYPE_LONGLONG, 5, right));
-    CHECK_OK(dart_send(payload(me, 2).data(), 2, DART_TYPE_LONGLONG, 0, right));
-    CHECK_OK(dart_send(nullptr, 0, DART_TYPE_LONGLONG, 9, right));
+    CHECK_OK(dart_send(payload(me, 0).data(), 2, DART_TYPE_LONGLONG, 5, to));
+    CHECK_OK(dart_send(payload(me, 1).data(), 2, DART_TYPE_LONGLONG, 5, to));
+    CHECK_OK(dart_send(payload(me, 2).data(), 2, DART_TYPE_LONGLONG, 0, to));
+    CHECK_OK(dart_send(nullptr, 0, DART_TYPE_LONGLONG, 9, to));
   };
   auto do_recv = [&] {
     std::vector<std::int64_t> got(2, -1);
@@ -686,8 +661,7 @@ BOOST_FIXTURE_TEST_CASE(user_messages_and_runtime_traffic_do_not_mix, CollFixtur
   // A unit alone has no runtime traffic with others, and a blocking send to
   // itself before the receive is posted may block (MPICH 4.0 does).
   if (n < 2) return;
-  const dart_global_unit_t right = DART_GLOBAL_UNIT_ID((me + 1) % n);
-  const int left = (me + n - 1) % n;
+  const dart_global_unit_t to = DART_GLOBAL_UNIT_ID(right);
   const dart_global_unit_t from = DART_GLOBAL_UNIT_ID(left);
   auto runtime_work = [&] {
     dart_gptr_t g = DART_GPTR_NULL;
@@ -708,7 +682,7 @@ BOOST_FIXTURE_TEST_CASE(user_messages_and_runtime_traffic_do_not_mix, CollFixtur
 
   for (int tag = 0; tag < 4; ++tag) {
     const std::int64_t v[2] = {me, tag};
-    CHECK_OK(dart_send(v, 2, DART_TYPE_LONGLONG, tag, right));
+    CHECK_OK(dart_send(v, 2, DART_TYPE_LONGLONG, tag, to));
   }
   runtime_work();
   for (int tag = 3; tag >= 0; --tag) {
@@ -724,7 +698,7 @@ BOOST_FIXTURE_TEST_CASE(user_messages_and_runtime_traffic_do_not_mix, CollFixtur
   std::thread receiver([&] { rc = dart_recv(got.data(), 3, DART_TYPE_LONGLONG, 0, from); });
   runtime_work();
   const std::vector<std::int64_t> mine{me, 4711, -me};
-  CHECK_OK(dart_send(mine.data(), 3, DART_TYPE_LONGLONG, 0, right));
+  CHECK_OK(dart_send(mine.data(), 3, DART_TYPE_LONGLONG, 0, to));
   receiver.join();
   CHECK_OK(rc);
   CHECK_RANK(got == (std::vector<std::int64_t>{left, 4711, -left}));

@@ -41,28 +41,12 @@ constexpr std::size_t kBlock = static_cast<std::size_t>(INT_MAX) / 2 + 1001;
 static_assert(2 * kBlock > static_cast<std::size_t>(INT_MAX) && 2 * kBlock <= kBuffer && kBlock % 8 == 0,
               "blocks: two exceed INT_MAX, fit into the buffer, and are whole words");
 
-struct LargeFixture {
-  LargeFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
+// Only the two-unit runs need the buffer.
+struct LargeFixture : dartcheck::PlainDartFixture {
+  LargeFixture() {
     if (n == 2) buf.reset(new unsigned char[kBuffer]);
   }
-  ~LargeFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  LargeFixture(const LargeFixture&) = delete;
-  LargeFixture& operator=(const LargeFixture&) = delete;
-
-  const int me;
-  const int n;
   std::unique_ptr<unsigned char[]> buf;
-
- private:
-  const int rank_context_;
 };
 
 // The pattern `salt`: the byte at position pos is byte pos % 8 of the word

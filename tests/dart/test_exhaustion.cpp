@@ -11,6 +11,8 @@
 
 namespace {
 
+using dartcheck::raw_at;
+
 // More than this machine's memory and swap together, per unit.
 std::size_t beyond_memory() {
   unsigned long long total_kib = 0, kib = 0;
@@ -23,20 +25,15 @@ std::size_t beyond_memory() {
   return static_cast<std::size_t>(total_kib) * 1024 + (std::size_t{1} << 30);
 }
 
-dart_gptr_t at(dart_gptr_t g, int unit) {
-  g.unitid = unit;
-  return g;
-}
-
 // A normal allocation works and a ring of puts through it arrives.
 void runtime_still_usable(int me, int n) {
   dart_gptr_t g = DART_GPTR_NULL;
   REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_INT, &g));
   const int v = 1000 + me;
-  CHECK_OK(dart_put_blocking(at(g, (me + 1) % n), &v, 1, DART_TYPE_INT, DART_TYPE_INT));
+  CHECK_OK(dart_put_blocking(raw_at(g, (me + 1) % n), &v, 1, DART_TYPE_INT, DART_TYPE_INT));
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   int got = -1;
-  CHECK_OK(dart_get_blocking(&got, at(g, me), 1, DART_TYPE_INT, DART_TYPE_INT));
+  CHECK_OK(dart_get_blocking(&got, raw_at(g, me), 1, DART_TYPE_INT, DART_TYPE_INT));
   CHECK_EQ(got, 1000 + (me + n - 1) % n);
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   CHECK_OK(dart_team_memfree(g));

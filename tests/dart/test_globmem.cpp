@@ -32,54 +32,13 @@
 namespace {
 
 using dartcheck::QuietDart;
+using dartcheck::at;
+using dartcheck::slow_ranks;
 
 // ---- fixture -----------------------------------------------------------------
 
-struct DartFixture {
-  DartFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        right((me + 1) % n),
-        left((me + n - 1) % n),
-        // Every failure report of this case names the rank, also for plain
-        // BOOST_CHECK_EQUALs (the harness's "[rank N]" line prefix does not
-        // reach Boost's error lines).
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    BOOST_REQUIRE_EQUAL(dart_init(nullptr, nullptr), DART_OK);
-  }
-  ~DartFixture() {
-    BOOST_CHECK_EQUAL(dart_exit(), DART_OK);
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
+using DartFixture = dartcheck::PlainDartFixture;
 
-  void barrier() const {
-    BOOST_REQUIRE_EQUAL(dart_barrier(DART_TEAM_ALL), DART_OK);
-  }
-
-  const int me;
-  const int n;
-  const int right;
-  const int left;
-
- private:
-  const int rank_context_;
-};
-
-
-// True when every collective costs milliseconds: MPICH ranks busy-poll and
-// do not yield, so with more ranks than cores (MPICH runs 3 ranks on this
-// project's 2-core machines) each collective waits for time slices. The
-// long alloc/free loops are shortened there to keep a run under a minute;
-// Open MPI yields when oversubscribed and runs the full counts.
-bool slow_collectives() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  const bool mpich = std::string(version, static_cast<std::size_t>(len)).find("MPICH") != std::string::npos;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return mpich && cores > 0 && mpitest::world_size() > cores;
-}
 
 // ---- typed patterns ----------------------------------------------------------
 
@@ -151,12 +110,6 @@ std::string str(const dart_gptr_t& g) {
   os << "{unit " << g.unitid << ", flags " << g.flags << ", seg " << g.segid << ", team " << g.teamid
      << ", offset " << g.addr_or_offs.offset << "}";
   return os.str();
-}
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
 }
 
 std::vector<dart_gptr_t> allgather(const dart_gptr_t& g) {
@@ -436,7 +389,7 @@ BOOST_AUTO_TEST_CASE(team_alloc_zero_and_differing_contributions) {
 BOOST_AUTO_TEST_CASE(segment_ids_survive_many_cycles) {
   // More than 2^16 cycles where that is cheap (<= 2 ranks, about 6 us per
   // cycle), fewer where every collective is expensive.
-  const long cycles = mpitest::scaled(n <= 2 ? 70000 : slow_collectives() ? 1000 : 5000);
+  const long cycles = mpitest::scaled(n <= 2 ? 70000 : slow_ranks() ? 1000 : 5000);
   long alloc_failures = 0, free_failures = 0, zero_ids = 0;
   for (long c = 0; c < cycles; ++c) {
     dart_gptr_t g = DART_GPTR_NULL;
@@ -459,7 +412,7 @@ BOOST_AUTO_TEST_CASE(segment_ids_survive_many_cycles) {
 }
 
 BOOST_AUTO_TEST_CASE(many_live_segments_freed_out_of_order) {
-  const std::size_t kLive = slow_collectives() ? 200 : 500;
+  const std::size_t kLive = slow_ranks() ? 200 : 500;
   auto nelem_of = [](std::size_t s) -> std::size_t { return 1 + s % 7; };
   std::vector<dart_gptr_t> segs(kLive, DART_GPTR_NULL);
   std::vector<bool> live(kLive, false);

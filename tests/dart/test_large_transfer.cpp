@@ -29,35 +29,15 @@
 
 namespace {
 
+using dartcheck::at;
+
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the pattern assumes little-endian words");
 
 constexpr std::size_t kGiB = std::size_t(1) << 30;
 constexpr std::size_t kBig = 5 * (kGiB / 2);                                // 2.5 GiB
 constexpr std::size_t kOverIntMax = static_cast<std::size_t>(INT_MAX) + 1000;  // bytes = elements
 
-struct LargeFixture {
-  LargeFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-  }
-  ~LargeFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  LargeFixture(const LargeFixture&) = delete;
-  LargeFixture& operator=(const LargeFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
-  const int me;
-  const int n;
-
- private:
-  const int rank_context_;
-};
+using LargeFixture = dartcheck::PlainDartFixture;
 
 // 64-bit word k of the pattern `salt`; byte i of the pattern is byte i % 8
 // of word i / 8.
@@ -123,12 +103,6 @@ void verify(const unsigned char* p, const std::vector<std::size_t>& samples, F e
   close_run();
   BOOST_CHECK_MESSAGE(bad == 0, "rank " << me << ": " << what << ": " << bad << " of " << samples.size()
                                         << " sampled bytes wrong;" << where.str() << (runs > 8 ? " ..." : ""));
-}
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset = 0) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
 }
 
 unsigned char* own(const dart_gptr_t& g, int me) {

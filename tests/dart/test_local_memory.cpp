@@ -13,13 +13,9 @@
 
 namespace {
 
-constexpr std::size_t kMiB = std::size_t(1) << 20;
+using dartcheck::raw_at;
 
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t offset = 0) {
-  g.unitid = unit;
-  g.addr_or_offs.offset += offset;
-  return g;
-}
+constexpr std::size_t kMiB = std::size_t(1) << 20;
 
 // Every unit's pointer, in unit order.
 std::vector<dart_gptr_t> allgather(const dart_gptr_t& mine, int n) {
@@ -59,10 +55,10 @@ void neighbour_reads_and_writes(int me, int n, std::size_t bytes) {
   std::vector<unsigned char> buf(span / 2);
   std::size_t bad = 0;
   for (std::size_t r : regions(bytes, span)) {
-    CHECK_OK(dart_get_blocking(buf.data(), at(theirs, left, r), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    CHECK_OK(dart_get_blocking(buf.data(), raw_at(theirs, left, r), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
     for (std::size_t i = 0; i < span / 2; ++i) bad += buf[i] != pattern(left, r + i, 1);
     for (std::size_t i = 0; i < span / 2; ++i) buf[i] = pattern(me, r + span / 2 + i, 2);
-    CHECK_OK(dart_put_blocking(at(theirs, left, r + span / 2), buf.data(), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    CHECK_OK(dart_put_blocking(raw_at(theirs, left, r + span / 2), buf.data(), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
   }
   CHECK_EQ(bad, std::size_t{0});
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
@@ -110,13 +106,12 @@ BOOST_AUTO_TEST_CASE(many_blocks_beyond_the_pool_keep_their_data) {
   }
   std::vector<dart_gptr_t> all(static_cast<std::size_t>(n) * kBlocks);
   REQUIRE_OK(dart_allgather(blocks.data(), all.data(), sizeof(dart_gptr_t) * kBlocks, DART_TYPE_BYTE, DART_TEAM_ALL));
-  const int left = (me + n - 1) % n;
   std::size_t bad = 0;
   for (int b = 0; b < kBlocks; ++b) {
     unsigned char first = 0, last = 0;
     const dart_gptr_t g = all[static_cast<std::size_t>(left) * kBlocks + b];
     CHECK_OK(dart_get_blocking(&first, g, 1, DART_TYPE_BYTE, DART_TYPE_BYTE));
-    CHECK_OK(dart_get_blocking(&last, at(g, left, kMiB - 1), 1, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    CHECK_OK(dart_get_blocking(&last, raw_at(g, left, kMiB - 1), 1, DART_TYPE_BYTE, DART_TYPE_BYTE));
     bad += (first != 0x40 + b) + (last != 0x40 + b);
   }
   CHECK_EQ(bad, std::size_t{0});
@@ -143,7 +138,7 @@ BOOST_AUTO_TEST_CASE(atomics_on_memory_beyond_the_pool) {
   dart_gptr_t block = DART_GPTR_NULL;
   if (me == 0) REQUIRE_OK(dart_memalloc(32 * kMiB, DART_TYPE_BYTE, &block));
   REQUIRE_OK(dart_bcast(&block, sizeof block, DART_TYPE_BYTE, dart_team_unit_t{0}, DART_TEAM_ALL));
-  const dart_gptr_t counter = at(block, 0, 32 * kMiB - 8);
+  const dart_gptr_t counter = raw_at(block, 0, 32 * kMiB - 8);
   if (me == 0) {
     const long long zero = 0;
     CHECK_OK(dart_put_blocking(counter, &zero, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
@@ -187,13 +182,13 @@ BOOST_AUTO_TEST_CASE(pointers_to_memory_that_does_not_exist_are_rejected) {
   {
     dartcheck::QuietDart quiet;
     // Not the start of a block.
-    CHECK_EQ(dart_memfree(at(block, me, 8)), DART_ERR_INVAL);
+    CHECK_EQ(dart_memfree(raw_at(block, me, 8)), DART_ERR_INVAL);
     // An extent this unit never made.
     dart_gptr_t none = block;
     none.addr_or_offs.offset = std::uint64_t(9) << 40;
     CHECK_EQ(dart_put_blocking(none, &v, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG), DART_ERR_INVAL);
     // The neighbour's, which it never made either.
-    CHECK_EQ(dart_get_blocking(&v, at(none, (me + 1) % n), 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG),
+    CHECK_EQ(dart_get_blocking(&v, raw_at(none, (me + 1) % n), 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG),
              DART_ERR_INVAL);
     // Past the end of the extent.
     dart_gptr_t past = block;

@@ -367,13 +367,8 @@ struct SavedEnv {
 
 // ---- fixture --------------------------------------------------------------------
 
-struct Fixture {
-  Fixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(BOOST_TEST_LAZY_MSG("rank " << me << " of " << n),
-                                                               true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
+struct Fixture : dartcheck::PlainDartFixture {
+  Fixture() {
     // DART_TEAM_ALL's data comes with dart_init once the runtime sets it
     // up there; until then the test does it (the same answer everywhere).
     Domain* d = nullptr;
@@ -385,12 +380,6 @@ struct Fixture {
     if (rc == DART_ERR_INVAL) REQUIRE_OK(dart_team_locality_init(DART_TEAM_ALL));
     REQUIRE_OK(dart_domain_team_locality(DART_TEAM_ALL, ".", &root));
   }
-  ~Fixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  Fixture(const Fixture&) = delete;
-  Fixture& operator=(const Fixture&) = delete;
 
   void reinit_world() {
     CHECK_OK(dart_team_locality_finalize(DART_TEAM_ALL));
@@ -410,12 +399,7 @@ struct Fixture {
     return loc;
   }
 
-  const int me;
-  const int n;
   Domain* root = nullptr;
-
- private:
-  const int rank_context_;
 };
 
 }  // namespace

@@ -32,26 +32,10 @@
 namespace {
 
 using dartcheck::QuietDart;
+using dartcheck::at;
+using dartcheck::slow_ranks;
 
-struct LockFixture {
-  LockFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    dart_thread_support_level_t level = DART_THREAD_SINGLE;
-    REQUIRE_OK(dart_init_thread(nullptr, nullptr, &level));
-    multiple = level == DART_THREAD_MULTIPLE;
-  }
-  ~LockFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  LockFixture(const LockFixture&) = delete;
-  LockFixture& operator=(const LockFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
+struct LockFixture : dartcheck::DartFixture {
   // A new lock on DART_TEAM_ALL (collective).
   dart_lock_t new_lock() const {
     dart_lock_t l = DART_LOCK_NULL;
@@ -59,31 +43,7 @@ struct LockFixture {
     REQUIRE_RANK(l != DART_LOCK_NULL);
     return l;
   }
-
-  const int me;
-  const int n;
-  bool multiple = false;
-
- private:
-  const int rank_context_;
 };
-
-// MPICH ranks busy-poll and do not yield, so with more ranks than cores
-// every hand-over waits for time slices; loops are shortened there.
-bool slow_ranks() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  const bool mpich = std::string(version, static_cast<std::size_t>(len)).find("MPICH") != std::string::npos;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return mpich && cores > 0 && mpitest::world_size() > cores;
-}
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset = 0) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
-}
 
 template <class T>
 T* own(const dart_gptr_t& g, int me) {

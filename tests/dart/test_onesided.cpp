@@ -40,68 +40,12 @@
 
 namespace {
 
+using dartcheck::at;
+
 // ---- fixture -------------------------------------------------------------------
 
-struct DartFixture {
-  DartFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        right((me + 1) % n),
-        left((me + n - 1) % n),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-  }
-  ~DartFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  DartFixture(const DartFixture&) = delete;
-  DartFixture& operator=(const DartFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
-  const int me;
-  const int n;
-  const int right;
-  const int left;
-
- private:
-  const int rank_context_;
-};
-
-// The same, initialised with dart_init_thread; `multiple` tells whether
-// DART_THREAD_MULTIPLE was granted.
-struct DartThreadFixture {
-  DartThreadFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        right((me + 1) % n),
-        left((me + n - 1) % n),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    dart_thread_support_level_t level = DART_THREAD_SINGLE;
-    REQUIRE_OK(dart_init_thread(nullptr, nullptr, &level));
-    multiple = level == DART_THREAD_MULTIPLE;
-  }
-  ~DartThreadFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  DartThreadFixture(const DartThreadFixture&) = delete;
-  DartThreadFixture& operator=(const DartThreadFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
-  const int me;
-  const int n;
-  const int right;
-  const int left;
-  bool multiple = false;
-
- private:
-  const int rank_context_;
-};
+using DartFixture = dartcheck::PlainDartFixture;
+using DartThreadFixture = dartcheck::DartFixture;
 
 // ---- patterns and checks ---------------------------------------------------------
 
@@ -156,13 +100,6 @@ bool verify(const T* got, std::size_t count, F expected, int me, const std::stri
 }
 
 // ---- gptr helpers ------------------------------------------------------------------
-
-// `g` retargeted to `unit`, `byte_offset` bytes further.
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset = 0) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
-}
 
 std::vector<dart_gptr_t> allgather(const dart_gptr_t& g) {
   std::vector<dart_gptr_t> all(static_cast<std::size_t>(mpitest::world_size()));

@@ -33,6 +33,8 @@
 
 namespace {
 
+using dartcheck::at;
+
 constexpr double kDeadlineSeconds = 20.0;
 // After one case has run into its deadline, later ones wait this long only,
 // so a run without target-side progress stays within the harness timeout.
@@ -53,35 +55,7 @@ constexpr std::size_t kMaxUnits = 64;
 
 std::size_t portion_bytes(int n) { return kSinks + 3 * kData * static_cast<std::size_t>(n); }
 
-struct ProgressFixture {
-  ProgressFixture()
-      : me(mpitest::world_rank()),
-        n(mpitest::world_size()),
-        rank_context_(boost::unit_test::framework::add_context(
-            BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-  }
-  ~ProgressFixture() {
-    CHECK_OK(dart_exit());
-    boost::unit_test::framework::clear_context(rank_context_);
-  }
-  ProgressFixture(const ProgressFixture&) = delete;
-  ProgressFixture& operator=(const ProgressFixture&) = delete;
-
-  void barrier() const { REQUIRE_OK(dart_barrier(DART_TEAM_ALL)); }
-
-  const int me;
-  const int n;
-
- private:
-  const int rank_context_;
-};
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t byte_offset = 0) {
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit));
-  dart_gptr_incaddr(&g, static_cast<int64_t>(byte_offset));
-  return g;
-}
+using ProgressFixture = dartcheck::PlainDartFixture;
 
 unsigned char byte_pattern(int writer, std::size_t i, int salt) {
   std::uint64_t x = (static_cast<std::uint64_t>(writer + 3) << 40) ^ (static_cast<std::uint64_t>(salt) << 32) ^ i;

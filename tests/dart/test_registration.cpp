@@ -27,18 +27,14 @@
 
 namespace {
 
+using dartcheck::raw_at;
+
 // Whether every unit of MPI_COMM_WORLD holds the same segment id in `g`.
 bool same_segid_everywhere(const dart_gptr_t& g) {
   const int mine[2] = {g.segid, -g.segid};
   int out[2] = {0, 0};
   MPI_Allreduce(mine, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return out[0] == -out[1];
-}
-
-dart_gptr_t at(dart_gptr_t g, int unit, std::size_t offset = 0) {
-  g.unitid = unit;
-  g.addr_or_offs.offset = offset;
-  return g;
 }
 
 // Value of byte `i` of the bucket that `owner` registered as number `tag`.
@@ -72,7 +68,7 @@ void check_all_portions(const dart_gptr_t& g, int tag, int me, int n, const std:
     const std::size_t bytes = sizes[static_cast<std::size_t>(u)];
     if (bytes == 0) continue;
     std::vector<unsigned char> got(bytes, 0);
-    CHECK_OK(dart_get_blocking(got.data(), at(g, u), bytes, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    CHECK_OK(dart_get_blocking(got.data(), raw_at(g, u), bytes, DART_TYPE_BYTE, DART_TYPE_BYTE));
     std::size_t bad = bytes;
     for (std::size_t i = 0; i < bytes && bad == bytes; ++i)
       if (got[i] != byte_of(u, i, tag)) bad = i;
@@ -106,12 +102,10 @@ BOOST_AUTO_TEST_CASE(unbalanced_sizes_and_empty_units) {
   check_all_portions(b.gptr, 1, me, n, sizes, "unbalanced registration");
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
 
-  const int right = (me + 1) % n;
   std::vector<unsigned char> src(size_of(right));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = byte_of(me, i, 2);
-  if (!src.empty()) CHECK_OK(dart_put_blocking(at(b.gptr, right), src.data(), src.size(), DART_TYPE_BYTE, DART_TYPE_BYTE));
+  if (!src.empty()) CHECK_OK(dart_put_blocking(raw_at(b.gptr, right), src.data(), src.size(), DART_TYPE_BYTE, DART_TYPE_BYTE));
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
-  const int left = (me + n - 1) % n;
   for (std::size_t i = 0; i < b.mem.size(); ++i)
     if (b.mem[i] != byte_of(left, i, 2)) {
       BOOST_ERROR("rank " << me << ": byte " << i << " of the own bucket after the left neighbour's put is wrong");
@@ -122,7 +116,7 @@ BOOST_AUTO_TEST_CASE(unbalanced_sizes_and_empty_units) {
     dartcheck::QuietDart quiet;
     unsigned char x = 0;
     const int empty_unit = 1;
-    CHECK_EQ(dart_get_blocking(&x, at(b.gptr, empty_unit), 1, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_ERR_INVAL);
+    CHECK_EQ(dart_get_blocking(&x, raw_at(b.gptr, empty_unit), 1, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_ERR_INVAL);
   }
   CHECK_OK(dart_team_memderegister(b.gptr));
 }
@@ -140,7 +134,7 @@ BOOST_AUTO_TEST_CASE(deregistration_on_one_unit_only) {
     // Gone for the caller: a clear error, not an access.
     dartcheck::QuietDart quiet;
     unsigned char x = 0;
-    CHECK_EQ(dart_get_blocking(&x, at(a.gptr, n - 1), 1, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_ERR_INVAL);
+    CHECK_EQ(dart_get_blocking(&x, raw_at(a.gptr, n - 1), 1, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_ERR_INVAL);
   }
   // A new registration after the unbalanced deregistration.
   Bucket b = register_bucket(DART_TEAM_ALL, bytes, 4, me);

@@ -20,8 +20,7 @@
 // calls (test_onesided.cpp, test_atomics.cpp, test_locks.cpp); reuse of a
 // copy of a freed handle or a destroyed type/operation/lock handle (use after
 // free, undefined by the spec); arbitrary garbage handle values.
-#define CTX_ ctx()
-#include "dart_checks.hpp"
+#include "dart_capture.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -40,181 +39,17 @@ namespace {
 
 int rank() { return mpitest::world_rank(); }
 
-// Extra words for failure messages (the bad input being checked).
-std::string g_context;
-std::string ctx() { return g_context.empty() ? std::string() : " [" + g_context + "]"; }
-
-// Redirects file descriptor 2 into a temporary file for its lifetime (or
-// until finish()), so everything written to stderr -- by stdio or by raw
-// write(2) -- in between can be read back. (Same helper as in
-// test_bad_input.cpp; dart_checks.hpp is shared by suites that do not
-// capture, so it is copied rather than moved there.)
-class StderrCapture {
- public:
-  StderrCapture() {
-    std::fflush(stderr);
-    file_ = std::tmpfile();
-    if (!file_) return;
-    saved_ = ::dup(STDERR_FILENO);
-    if (saved_ < 0) return;
-    if (::dup2(::fileno(file_), STDERR_FILENO) < 0) {
-      ::close(saved_);
-      saved_ = -1;
-      return;
-    }
-    active_ = true;
-  }
-  StderrCapture(const StderrCapture&) = delete;
-  StderrCapture& operator=(const StderrCapture&) = delete;
-  ~StderrCapture() {
-    (void)finish();
-    if (file_) std::fclose(file_);
-  }
-
-  [[nodiscard]] bool ok() const { return active_; }
-
-  // Restores stderr and returns what was written to it.
-  std::string finish() {
-    if (!active_) return text_;
-    active_ = false;
-    std::fflush(stderr);
-    ::dup2(saved_, STDERR_FILENO);
-    ::close(saved_);
-    saved_ = -1;
-    std::rewind(file_);
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) text_.append(buf, n);
-    return text_;
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  int saved_ = -1;
-  bool active_ = false;
-  std::string text_;
-};
-
-struct Outcome {
-  dart_ret_t rc;
-  std::string log;
-};
-
-template <class Call>
-Outcome capture(Call&& call) {
-  StderrCapture cap;
-  BOOST_REQUIRE_MESSAGE(cap.ok(), "rank " << rank() << ": cannot redirect stderr");
-  const dart_ret_t rc = call();
-  return {rc, cap.finish()};
-}
-
-// Unit id a log line must carry: the global unit id while DART is
-// initialised, otherwise the MPI rank.
-int log_unit() {
-  if (!dart_initialized()) return rank();
-  dart_global_unit_t me;
-  dart_myid(&me);
-  return me.id;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
-// Empty if `log` is exactly one line "[dart unit <unit>] <call>: error:
-// <non-empty reason>", else what is wrong.
-std::string log_problem(const std::string& log, const char* call, int unit) {
-  const std::vector<std::string> lines = lines_of(log);
-  if (lines.size() != 1)
-    return "expected exactly one log line, got " + std::to_string(lines.size()) + ": \"" + log + "\"";
-  const std::string prefix = "[dart unit " + std::to_string(unit) + "] " + call + ": error: ";
-  const std::string& line = lines.front();
-  if (line.compare(0, prefix.size(), prefix) != 0)
-    return "log line \"" + line + "\" does not start with \"" + prefix + "\"";
-  if (line.find_first_not_of(' ', prefix.size()) == std::string::npos)
-    return "log line \"" + line + "\" gives no reason";
-  if (log.back() != '\n') return "log line is not terminated by a newline";
-  return {};
-}
-
-}  // namespace
-
-// `call` (the remaining arguments) returns exactly `expected` and writes
-// exactly one error line naming this unit and `fn`.
-#define CHECK_REJECTED(expected, fn, ...)                                                                  \
-  do {                                                                                                     \
-    const int unit_ = log_unit();                                                                          \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                             \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));             \
-    const std::string p_ = log_problem(o_.log, fn, unit_);                                                 \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__ ": " << p_);           \
-  } while (0)
-
-// As CHECK_REJECTED, but any code other than DART_OK is acceptable.
-#define CHECK_FAILS(fn, ...)                                                                                   \
-  do {                                                                                                         \
-    const int unit_ = log_unit();                                                                              \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                                 \
-    BOOST_CHECK_MESSAGE(o_.rc != DART_OK, "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned DART_OK"); \
-    const std::string p_ = log_problem(o_.log, fn, unit_);                                                     \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__ ": " << p_);               \
-  } while (0)
-
-// `call` returns exactly `expected` and writes nothing to stderr.
-#define CHECK_SILENT(expected, ...)                                                                        \
-  do {                                                                                                     \
-    const Outcome o_ = capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                             \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << rank() << ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));             \
-    BOOST_CHECK_MESSAGE(o_.log.empty(), "rank " << rank() << ctx() << ": " #__VA_ARGS__                   \
-                                                << " should be silent but wrote \"" << o_.log << "\"");    \
-  } while (0)
-
-namespace {
+using dartcheck::Outcome;
+using dartcheck::capture;
+using dartcheck::ctx;
+using dartcheck::g_context;
 
 // A non-null handle value a failing call must overwrite with
 // DART_HANDLE_NULL (never dereferenced by a correct implementation: the
 // argument is an out-pointer).
 dart_handle_t poison_handle() { return reinterpret_cast<dart_handle_t>(static_cast<std::uintptr_t>(0x10)); }
 
-struct Dart {
-  Dart() {
-    g_context.clear();
-    REQUIRE_OK(dart_init(nullptr, nullptr));
-    dart_global_unit_t id;
-    size_t size = 0;
-    REQUIRE_OK(dart_myid(&id));
-    REQUIRE_OK(dart_size(&size));
-    me = id.id;
-    n = static_cast<int>(size);
-  }
-  ~Dart() {
-    g_context.clear();
-    CHECK_OK(dart_exit());
-  }
-  Dart(const Dart&) = delete;
-  Dart& operator=(const Dart&) = delete;
-
-  static dart_gptr_t team_ints(size_t nelem) {
-    dart_gptr_t g = DART_GPTR_NULL;
-    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, nelem, DART_TYPE_INT, &g));
-    return g;
-  }
-  static dart_gptr_t at(dart_gptr_t g, int unit, std::uint64_t offset = 0) {
-    g.unitid = unit;
-    g.addr_or_offs.offset = offset;
-    return g;
-  }
-
-  int me = -1;
-  int n = 0;
-};
+using Dart = dartcheck::BadInputFixture;
 
 // Every call that takes a global pointer target, for one bad pointer: the
 // data calls move 4 ints (16 bytes), the atomics one int. `ignores_unit`:
@@ -357,7 +192,6 @@ BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
   REQUIRE_OK(dart_memalloc(8, DART_TYPE_INT, &lg));
   Buffers b;
   const std::vector<TargetCall> calls = target_calls(b);
-  const int right = (me + 1) % n;
   for (const int unit : {me, right}) {
     for (const TargetCall& c : calls) {
       const std::uint64_t size = c.single ? sizeof(int) : 4 * sizeof(int);
@@ -629,7 +463,6 @@ BOOST_FIXTURE_TEST_CASE(null_buffers_and_out_pointers, Dart) {
 BOOST_FIXTURE_TEST_CASE(handles_after_free_and_huge_counts, Dart) {
   const dart_gptr_t tg = team_ints(8);
   int buf[8] = {};
-  const int right = (me + 1) % n;
   // A real handle (or DART_HANDLE_NULL if it completed at once) freed, then
   // waited on: the variable is DART_HANDLE_NULL, so the wait is a no-op.
   dart_handle_t h = DART_HANDLE_NULL;

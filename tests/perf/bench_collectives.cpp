@@ -19,6 +19,8 @@
 
 #include <mpi.h>
 
+#include "bench_session.hpp"
+
 #include "bench_options.hpp"
 
 #include <algorithm>
@@ -32,18 +34,13 @@
 
 namespace {
 
+using bench::check;
+
 using bench::Options;
 
 Options parse(int argc, char** argv) {
   Options o = bench::parse_options(argc, argv, Options{2000, 7, std::size_t(1) << 20});
   return o;
-}
-
-void check(dart_ret_t rc, const char* what) {
-  if (rc != DART_OK) {
-    std::fprintf(stderr, "%s failed: %d\n", what, static_cast<int>(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 }
 
 // Seconds per call of `op`, `iters` calls in lockstep, slowest rank.
@@ -161,23 +158,20 @@ Pair team_create(const Options& o, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bench::Session session(argc, argv, "bench_collectives", bench::Session::Mpi::program_multiple);
+  const int rank = session.rank, size = session.size;
   const Options o = parse(argc, argv);
 
   setenv("DART_COLLECTIVE_CHECKS", "1", 1);
-  check(dart_init(&argc, &argv), "dart_init");
+  session.start();
   std::vector<Row> rows = measure(o, rank, size);
   const Pair team = team_create(o, rank);
-  check(dart_exit(), "dart_exit");
+  session.stop();
 
   setenv("DART_COLLECTIVE_CHECKS", "0", 1);
-  check(dart_init(&argc, &argv), "dart_init");
+  session.start();
   const std::vector<Row> off = measure(o, rank, size);
-  check(dart_exit(), "dart_exit");
+  session.stop();
   for (std::size_t i = 0; i < rows.size() && i < off.size(); ++i) rows[i].off = off[i].on;
 
   if (rank == 0) {
@@ -195,6 +189,5 @@ int main(int argc, char** argv) {
     std::printf("dart_team_create+destroy %10.2f µs per pair; MPI_Comm_split+free %10.2f µs; ratio %.2fx\n",
                 team.ours * 1e6, team.mpi * 1e6, team.ours / team.mpi);
   }
-  MPI_Finalize();
   return 0;
 }

@@ -27,6 +27,8 @@
 
 #include <mpi.h>
 
+#include "bench_session.hpp"
+
 #include "bench_options.hpp"
 
 #include <algorithm>
@@ -69,13 +71,6 @@ void check(bool cond, const char* what) {
   }
 }
 
-void dart_ok(dart_ret_t rc, const char* call) {
-  if (rc != DART_OK) {
-    std::fprintf(stderr, "bench_hotpath: %s returned %d\n", call, static_cast<int>(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-
 // Mean ns per call of fn over n calls.
 double time_ns(int n, const std::function<void()>& fn) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -107,27 +102,20 @@ Row measure(const std::string& op, std::size_t bytes, int iterations, int rounds
 }  // namespace
 
 int main(int argc, char** argv) {
-  dart_ok(dart_init(&argc, &argv), "dart_init");
+  bench::Session session(argc, argv, "bench_hotpath", bench::Session::Mpi::dart);
   const bench::Options o = bench::parse_options(argc, argv, bench::Options{20000, 15, std::size_t(1) << 20});
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int rank = session.rank, size = session.size;
+  if (!session.require(2, true, "needs at least 2 ranks, all on one node")) return 2;
+  // All ranks share the node: the limit's window spans them all.
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0;
-  MPI_Comm_size(node, &node_size);
-  if (size < 2 || node_size != size) {
-    if (rank == 0) std::fprintf(stderr, "bench_hotpath: needs at least 2 ranks, all on one node\n");
-    dart_exit();
-    return 2;
-  }
   std::vector<std::size_t> sizes;
   for (std::size_t s = 8; s <= std::max<std::size_t>(8, o.max_bytes); s *= 8) sizes.push_back(s);
   const std::size_t max_bytes = sizes.back();
 
   // DART memory: max_bytes on every unit, the target's part addressed.
   dart_gptr_t g;
-  dart_ok(dart_team_memalloc_aligned(DART_TEAM_ALL, max_bytes, DART_TYPE_BYTE, &g), "dart_team_memalloc_aligned");
+  bench::check(dart_team_memalloc_aligned(DART_TEAM_ALL, max_bytes, DART_TYPE_BYTE, &g), "dart_team_memalloc_aligned");
   g.unitid = kTarget;
 
   // The baselines' window: the same size, shared, the target's part from
@@ -190,15 +178,15 @@ int main(int argc, char** argv) {
       // Round trip: what a put wrote, a get reads back.
       std::vector<char> pattern(s), back(s, 0);
       for (std::size_t i = 0; i < s; ++i) pattern[i] = static_cast<char>(i * 13 + s);
-      dart_ok(dart_put_blocking(g, pattern.data(), s, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
-      dart_ok(dart_get_blocking(back.data(), g, s, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get_blocking");
+      bench::check(dart_put_blocking(g, pattern.data(), s, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
+      bench::check(dart_get_blocking(back.data(), g, s, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get_blocking");
       check(pattern == back, "put/get round trip");
     }
 
     // Atomics on the first 8 bytes: each of the three adds 1 per call, so
     // every call's result must be one more than the last.
     long long zero = 0, prev = 0;
-    dart_ok(dart_put_blocking(g, &zero, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG), "dart_put_blocking");
+    bench::check(dart_put_blocking(g, &zero, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG), "dart_put_blocking");
     long long expect = 0;
     const long long one = 1;
     rows.push_back(measure(
@@ -220,7 +208,7 @@ int main(int argc, char** argv) {
     // Compare-and-swap that always succeeds: the expected value is the
     // current one, the new value the next.
     long long cur = 0;
-    dart_ok(dart_put_blocking(g, &cur, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG), "dart_put_blocking");
+    bench::check(dart_put_blocking(g, &cur, 1, DART_TYPE_LONGLONG, DART_TYPE_LONGLONG), "dart_put_blocking");
     long long lim = 0, mpi_cur = 0;
     __atomic_store_n(reinterpret_cast<long long*>(peer), 0LL, __ATOMIC_SEQ_CST);
     rows.push_back(measure(
@@ -271,6 +259,5 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&node);
   g.unitid = rank;
   dart_team_memfree(g);
-  dart_exit();
   return all_ok ? 0 : 1;
 }

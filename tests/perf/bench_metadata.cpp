@@ -40,6 +40,8 @@
 #include <malloc.h>
 #include <mpi.h>
 
+#include "bench_session.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +51,8 @@
 #include <vector>
 
 namespace {
+
+using bench::check;
 
 struct Options {
   int objects = 64;
@@ -69,13 +73,6 @@ Options parse(int argc, char** argv) {
   o.bytes = std::max<std::size_t>(o.bytes, 64);
   o.large_bytes = std::max<std::size_t>(o.large_bytes, 1);
   return o;
-}
-
-void check(dart_ret_t rc, const char* what) {
-  if (rc != DART_OK) {
-    std::fprintf(stderr, "bench_metadata: %s failed: %d\n", what, static_cast<int>(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 }
 
 double heap_bytes() {
@@ -163,13 +160,9 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  // Our own MPI_Init so that every DART round gets a runtime of its own;
-  // the thread level is the one dart_init would ask for itself.
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // MPI of our own, so that every DART round gets a runtime of its own.
+  bench::Session session(argc, argv, "bench_metadata", bench::Session::Mpi::program_multiple);
+  const int rank = session.rank, size = session.size;
   const Options o = parse(argc, argv);
   const int k = o.objects;
   const auto uk = static_cast<std::size_t>(k);
@@ -289,12 +282,7 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 
   if (rank == 0) {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    const char* nl = std::strchr(lib, '\n');
-    std::string libname(lib, nl ? static_cast<std::size_t>(nl - lib) : std::strlen(lib));
-    while (!libname.empty() && (libname.back() == ' ' || libname.back() == '\t')) libname.pop_back();
+    const std::string libname = bench::mpi_library();
     std::printf("# bench_metadata: %d units, %d per node, %s\n", size, max_node_size, libname.c_str());
     std::printf("# DART_SHARED_MEMORY=%s: %s\n", shm_env ? shm_env : "(unset)",
                 shared ? "units of a node share one MPI_Win_allocate_shared window per heap chunk"
@@ -321,6 +309,5 @@ int main(int argc, char** argv) {
   }
   for (auto& b : buffers) std::free(b);
   MPI_Comm_free(&world);
-  MPI_Finalize();
   return all_ok ? 0 : 1;
 }

@@ -36,8 +36,11 @@
 //
 // Usage: mpirun -np 2 bench_rma [--iterations N] [--rounds N] [--max-bytes N]
 #include <dash/dart/if/dart.h>
+#include <dash/dart/ext/dart_stats.h>
 
 #include <mpi.h>
+
+#include "bench_session.hpp"
 
 #include "bench_options.hpp"
 
@@ -57,6 +60,8 @@
 #include <unistd.h>
 
 namespace {
+
+using bench::check;
 
 using bench::Options;
 using bench::human;
@@ -144,13 +149,6 @@ std::array<double, sizeof...(Ops)> compare(int rank, const Options& o, int itera
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return best;
-}
-
-void check(dart_ret_t rc, const char* what) {
-  if (rc != DART_OK) {
-    std::fprintf(stderr, "bench_rma: %s failed: %d\n", what, static_cast<int>(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 }
 
 void check_mpi(int rc, const char* what) {
@@ -243,36 +241,44 @@ void row(const char* op, std::size_t bytes, double ours, double mpi, double thir
   std::fflush(stdout);
 }
 
+// Whether DART reaches unit `target` by load/store, that is whether it runs
+// with node-local shared memory (DART_SHARED_MEMORY): one put through a
+// scratch segment, and DART's own path counters say which way it went.
+// Asked of DART rather than parsed from the environment again, so the
+// baselines follow whatever DART decided. Collective; rank 0 probes.
+bool dart_stores_to(int target, int rank) {
+  dart_gptr_t scratch;
+  check(dart_team_memalloc_aligned(DART_TEAM_ALL, 8, DART_TYPE_BYTE, &scratch), "dart_team_memalloc_aligned");
+  int local = 0;
+  if (rank == 0) {
+    dart_stats_t before{}, after{};
+    check(dart_stats_get(&before), "dart_stats_get");
+    dart_gptr_t g = scratch;
+    g.unitid = target;
+    const std::uint64_t zero = 0;
+    check(dart_put_blocking(g, &zero, 8, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
+    check(dart_stats_get(&after), "dart_stats_get");
+    local = after.local_puts > before.local_puts ? 1 : 0;
+  }
+  MPI_Bcast(&local, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  check(dart_team_memfree(scratch), "dart_team_memfree");
+  return local != 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  bench::Session session(argc, argv, "bench_rma", bench::Session::Mpi::program);
   const Options o = parse(argc, argv);
-  check(dart_init(&argc, &argv), "dart_init");
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) {
-    if (rank == 0) std::fprintf(stderr, "bench_rma: needs at least 2 ranks (rank 0 = origin, rank 1 = target)\n");
+  session.start();
+  const int rank = session.rank, size = session.size;
+  if (!session.require(2, false, "needs at least 2 ranks (rank 0 = origin, rank 1 = target)"))
     MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 
-  // The same switch and the same parsing as DART's (dart/src/core/config.cpp).
   const char* shm_env = std::getenv("DART_SHARED_MEMORY");
-  std::string shm_value = shm_env ? shm_env : "";
-  for (char& c : shm_value) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const bool shared = !(shm_value == "0" || shm_value == "OFF" || shm_value == "NO" || shm_value == "FALSE");
-  if (shared) {
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int node_size = 0;
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
-    if (node_size != size) {
-      if (rank == 0) std::fprintf(stderr, "bench_rma: all ranks must share one node (or set DART_SHARED_MEMORY=0)\n");
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
+  const bool shared = dart_stores_to(kTarget, rank);
+  if (shared && !session.require(2, true, "all ranks must share one node (or set DART_SHARED_MEMORY=0)"))
+    MPI_Abort(MPI_COMM_WORLD, 1);
 
   // Every window holds the largest message, then two cache lines for the
   // fetch-and-op counter and the compare-and-swap word.
@@ -311,12 +317,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < o.max_bytes; ++i) buf[i] = static_cast<char>(i * 131 + 7);
 
   if (rank == 0) {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    const char* nl = std::strchr(lib, '\n');
-    std::string libname(lib, nl ? static_cast<std::size_t>(nl - lib) : std::strlen(lib));
-    while (!libname.empty() && (libname.back() == ' ' || libname.back() == '\t')) libname.pop_back();
+    const std::string libname = bench::mpi_library();
     std::printf("# bench_rma: %d ranks (origin 0, target 1), %s\n", size, libname.c_str());
     std::printf("# DART_SHARED_MEMORY=%s: %s\n", shm_env ? shm_env : "(unset)",
                 shared ? "on-node targets by load/store; MPI baseline: MPI_Win_allocate_shared over "
@@ -502,7 +503,5 @@ int main(int argc, char** argv) {
   created.reset();
   raw.reset();
   check(dart_team_memfree(seg), "dart_team_memfree");
-  check(dart_exit(), "dart_exit");
-  MPI_Finalize();
   return ok ? 0 : 1;
 }

@@ -11,6 +11,8 @@
 
 #include <mpi.h>
 
+#include "bench_session.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +22,8 @@
 #include <limits>
 
 namespace {
+
+using bench::check;
 
 struct Options {
   std::size_t bytes = 4096;
@@ -54,22 +58,13 @@ double time_op(const Options& o, const std::function<void()>& op) {
   return best;
 }
 
-void check(dart_ret_t rc, const char* what) {
-  if (rc != DART_OK) {
-    std::fprintf(stderr, "%s failed: %d\n", what, static_cast<int>(rc));
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  bench::Session session(argc, argv, "bench_team_alloc", bench::Session::Mpi::program);
+  session.start();
+  const int rank = session.rank, size = session.size;
   const Options o = parse(argc, argv);
-  check(dart_init(&argc, &argv), "dart_init");
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   const double t_dart = time_op(o, [&] {
     dart_gptr_t g;
@@ -87,19 +82,13 @@ int main(int argc, char** argv) {
   });
 
   if (rank == 0) {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    const char* nl = std::strchr(lib, '\n');
     std::printf("# bench_team_alloc: %d ranks, %zu bytes per unit, %s\n", size, o.bytes,
-                std::string(lib, nl ? static_cast<std::size_t>(nl - lib) : std::strlen(lib)).c_str());
+                bench::mpi_library().c_str());
     std::printf("%-44s %12s %14s\n", "operation", "us per op", "ours/baseline");
     std::printf("%-44s %12.2f %14s\n", "dart_team_memalloc_aligned+free (ours)", t_dart * 1e6, "");
     std::printf("%-44s %12.2f %14.3f\n", "MPI_Barrier (baseline)", t_barrier * 1e6, t_dart / t_barrier);
     std::printf("%-44s %12.2f %14.3f\n", "MPI_Win_allocate_shared+free (baseline)", t_win * 1e6, t_dart / t_win);
     std::printf("speedup over a window per allocation: %.1fx\n", t_win / t_dart);
   }
-  check(dart_exit(), "dart_exit");
-  MPI_Finalize();
   return 0;
 }

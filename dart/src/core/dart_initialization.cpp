@@ -1,5 +1,6 @@
-// dart_initialization.h, dart_config.h, and the team queries of
-// dart_team_group.h that exist so far.
+// dart_initialization.h and dart_config.h, with the unit queries of
+// dart_team_group.h that need nothing but the runtime (dart_myid,
+// dart_size, dart_team_myid, dart_team_size).
 #include <dash/dart/if/dart_config.h>
 #include <dash/dart/if/dart_initialization.h>
 #include <dash/dart/if/dart_locality.h>

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace dart {
@@ -55,7 +56,30 @@ void read_flag(const char* name, bool* out) {
   else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected 0 or 1", name, v);
 }
 
+// A text variable; unset and empty both leave `field` as it is.
+void read_text(const char* name, std::string* field) {
+  const char* v = std::getenv(name);
+  if (v && *v) *field = v;
+}
+
+void read_stdin_mode(Config::StdinMode* mode) {
+  const char* v = std::getenv("DART_STDIN");
+  if (!v || !*v) return;
+  const std::string s = upper(v);
+  if (s == "AUTO") *mode = Config::StdinMode::Auto;
+  else if (s == "ON") *mode = Config::StdinMode::On;
+  else if (s == "OFF") *mode = Config::StdinMode::Off;
+  // An error, not a warning: with the default log level the user learns
+  // that the stdin path did not do what was asked.
+  else log(LogLevel::Error, "dart_init", "ignoring DART_STDIN=\"%s\": expected auto, on or off", v);
+}
+
 }  // namespace
+
+bool read_mpi_defaults_flag() noexcept {
+  const char* v = std::getenv("DART_MPI_DEFAULTS");
+  return !(v && std::strcmp(v, "0") == 0);
+}
 
 Config read_config() {
   Config cfg;
@@ -95,6 +119,13 @@ Config read_config() {
     else
       cfg.progress_interval_us = static_cast<unsigned>(us);
   }
+  read_stdin_mode(&cfg.stdin_mode);
+  read_text("DART_STDIN_TARGET", &cfg.stdin_target);
+  read_text("DART_STDIN_SERVER", &cfg.stdin_server);
+  read_text("DART_STDIN_RENDEZVOUS", &cfg.stdin_rendezvous);
+  read_text("DART_STDIN_SECRET", &cfg.stdin_secret);
+  read_bytes("DART_STDIN_HIGH_WATER", &cfg.stdin_high_water);
+  read_bytes("DART_STDIN_LOW_WATER", &cfg.stdin_low_water);
   return cfg;
 }
 

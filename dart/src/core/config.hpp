@@ -62,10 +62,45 @@ struct Config {
   // per-unit statuses lose such a code when the unit's PMI connection
   // closes before hydra reaps it (it reports status 1 instead).
   std::string exit_report_dir;
+
+  // The job's stdin path (stdin/; README "stdin path and dartrun"). Every
+  // unit reads these, but only unit 0's count: it decides and broadcasts.
+  //
+  // DART_STDIN = auto | on | off (any case). Auto sets the path up when
+  // unit 0's fd 0 is neither a terminal nor /dev/null, or when dartrun
+  // names a server; off leaves every fd 0 alone.
+  enum class StdinMode { Auto, On, Off };
+  StdinMode stdin_mode = StdinMode::Auto;
+
+  // DART_STDIN_TARGET: the units that read stdin, "0", "k", "1,3,5-7",
+  // "all" or "none"; kept as text, because it is checked against the
+  // number of units (stdin/plan.cpp). Unset or empty gives "0".
+  std::string stdin_target = "0";
+
+  // DART_STDIN_SERVER (a Unix socket) or DART_STDIN_RENDEZVOUS
+  // ("tcp:A1,A2,...:PORT"), and DART_STDIN_SECRET: set by dartrun, not by
+  // users. Empty means unset.
+  std::string stdin_server;
+  std::string stdin_rendezvous;
+  std::string stdin_secret;
+
+  // DART_STDIN_HIGH_WATER / DART_STDIN_LOW_WATER: bytes per target unit
+  // accepted and not yet in its pipe at which the producer is stopped, and
+  // at or below which (at every target) it is resumed. Sizes as for
+  // DART_LOCAL_POOL_SIZE. Default 512 KiB / 128 KiB; a low mark that is not
+  // below the high one gives both defaults (stdin/plan.cpp).
+  std::size_t stdin_high_water = std::size_t(512) << 10;
+  std::size_t stdin_low_water = std::size_t(128) << 10;
 };
 
 // Reads the environment. Invalid values are reported (log line) and the
 // default is kept; a typo must not silently change behaviour unseen.
 Config read_config();
+
+// DART_MPI_DEFAULTS: false when it is "0". Unlike the rest it is read when
+// libdart is loaded (core/mpi_defaults.cpp), before main() and MPI_Init,
+// so it is not part of Config; it logs nothing, as logging is not set up
+// then.
+bool read_mpi_defaults_flag() noexcept;
 
 }  // namespace dart

@@ -12,18 +12,19 @@
 // program may call before dart_init; so the default is set when libdart is
 // loaded, before main(). It is only a default: a user who chose osc
 // components (OMPI_MCA_osc, e.g. from `mpirun --mca osc ...`) keeps them,
-// and DART_MPI_DEFAULTS=0 turns this off altogether.
+// and DART_MPI_DEFAULTS=0 turns this off altogether (read by
+// read_mpi_defaults_flag in core/config.cpp, like every other variable).
+#include "core/config.hpp"
+
 #include <mpi.h>
 
 #include <cstdlib>
-#include <cstring>
 
 namespace {
 
 #ifdef OPEN_MPI
 __attribute__((constructor)) void dart_set_mpi_defaults() {
-  const char* off = std::getenv("DART_MPI_DEFAULTS");
-  if (off && std::strcmp(off, "0") == 0) return;
+  if (!dart::read_mpi_defaults_flag()) return;
   setenv("OMPI_MCA_osc", "^rdma", /*overwrite=*/0);
 }
 #endif

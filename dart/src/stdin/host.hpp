@@ -1,4 +1,4 @@
-// The job's stdin path (DESIGN.md "The job's stdin path", issue 8).
+// The job's stdin path (README "stdin path and dartrun", issue 8).
 //
 // Unit 0, the unit every launcher hands its stdin to, hosts a PMIx shim
 // server. The server reads the launcher's stdin (plain mpirun/mpiexec) or
@@ -6,8 +6,9 @@
 // host feeds the bytes to the target units' fd 0, which dart_init replaces
 // by a pipe the host writes. Bytes for units other than 0 travel over a
 // private communicator. Configuration: DART_STDIN, DART_STDIN_TARGET,
-// DART_STDIN_SERVER, DART_STDIN_SECRET, DART_STDIN_HIGH_WATER,
-// DART_STDIN_LOW_WATER (README, "stdin path and dartrun").
+// DART_STDIN_SERVER, DART_STDIN_RENDEZVOUS, DART_STDIN_SECRET,
+// DART_STDIN_HIGH_WATER, DART_STDIN_LOW_WATER, read into Config by
+// read_config (core/config.hpp; README, "stdin path and dartrun").
 #pragma once
 
 namespace dart {

@@ -2,7 +2,10 @@
 # and a custom type, every reduction operation (MINMAX, user operations),
 # in-place forms, zero counts, a sub-team, send/recv/sendrecv, isolation
 # from the runtime's own messages, and bad input.
-add_mpi_test(dart_collectives SOURCES test_collectives.cpp LIBRARIES DART::dart Threads::Threads LABELS dart
+# Both executables are built from the same three files, listed in the order
+# their cases run.
+set(DART_COLLECTIVES_SOURCES test_collectives.cpp test_collectives_twosided.cpp test_collectives_bad_input.cpp)
+add_mpi_test(dart_collectives SOURCES ${DART_COLLECTIVES_SOURCES} LIBRARIES DART::dart Threads::Threads LABELS dart
   TIMEOUT 120)
 
 # Counts above INT_MAX: bcast, allgatherv, gather, scatter and allgather of
@@ -25,6 +28,6 @@ endif()
 # The same without the agreement round (DART_COLLECTIVE_CHECKS=0: MPI is
 # called directly), except the case of bad input on one unit only, which
 # would then wait forever as in MPI.
-add_mpi_test(dart_collectives_nochecks SOURCES test_collectives.cpp LIBRARIES DART::dart Threads::Threads
+add_mpi_test(dart_collectives_nochecks SOURCES ${DART_COLLECTIVES_SOURCES} LIBRARIES DART::dart Threads::Threads
   LABELS dart RANKS 2 3 TIMEOUT 120
   ENVIRONMENT "DART_COLLECTIVE_CHECKS=0;BOOST_TEST_RUN_FILTERS=!bad_input_on_one_unit_fails_everywhere")

@@ -4,7 +4,7 @@
 # hwloc XML topologies of topologies/ (see topologies/README.md) through
 # HWLOC_XMLFILE; their directory is compiled in (DART_TEST_TOPOLOGY_DIR,
 # which the environment variable of the same name overrides).
-add_mpi_test(dart_locality SOURCES test_locality.cpp LIBRARIES DART::dart PkgConfig::HWLOC LABELS dart
-  TIMEOUT 120)
+add_mpi_test(dart_locality SOURCES test_locality.cpp test_locality_domains.cpp
+  LIBRARIES DART::dart PkgConfig::HWLOC LABELS dart TIMEOUT 120)
 target_compile_definitions(dart_locality PRIVATE
   DART_TEST_TOPOLOGY_DIR="${CMAKE_CURRENT_SOURCE_DIR}/topologies")

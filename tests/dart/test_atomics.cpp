@@ -20,6 +20,7 @@
 // by the spec), teams other than DART_TEAM_ALL, multi-node runs (the .rma
 // variants force the MPI path with DART_SHARED_MEMORY=0).
 #include "dart_checks.hpp"
+#include "dart_patterns.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -49,40 +50,15 @@ using dartcheck::slow_ranks;
 using DartFixture = dartcheck::PlainDartFixture;
 using DartThreadFixture = dartcheck::DartFixture;
 
-// ---- types and values -------------------------------------------------------------
+// ---- types and values (dart_patterns.hpp) -----------------------------------------
 
-template <class T> constexpr dart_datatype_t dart_type_of();
-template <> constexpr dart_datatype_t dart_type_of<unsigned char>() { return DART_TYPE_BYTE; }
-template <> constexpr dart_datatype_t dart_type_of<short>() { return DART_TYPE_SHORT; }
-template <> constexpr dart_datatype_t dart_type_of<int>() { return DART_TYPE_INT; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned>() { return DART_TYPE_UINT; }
-template <> constexpr dart_datatype_t dart_type_of<long>() { return DART_TYPE_LONG; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned long>() { return DART_TYPE_ULONG; }
-template <> constexpr dart_datatype_t dart_type_of<long long>() { return DART_TYPE_LONGLONG; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned long long>() { return DART_TYPE_ULONGLONG; }
-template <> constexpr dart_datatype_t dart_type_of<float>() { return DART_TYPE_FLOAT; }
-template <> constexpr dart_datatype_t dart_type_of<double>() { return DART_TYPE_DOUBLE; }
-template <> constexpr dart_datatype_t dart_type_of<long double>() { return DART_TYPE_LONG_DOUBLE; }
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using dartpattern::dart_type_of;
+using dartpattern::show;
 
 // Full-width bits depending on unit, position and case (integers only).
 template <class T>
 T bits(int unit, std::uint64_t i, int salt) {
-  return static_cast<T>(mix((static_cast<std::uint64_t>(unit + 7) << 48) ^ (static_cast<std::uint64_t>(salt) << 36) ^ i));
-}
-
-template <class T>
-std::string show(T v) {
-  std::ostringstream os;
-  if constexpr (std::is_floating_point_v<T>) os.precision(21);
-  os << +v;
-  return os.str();
+  return static_cast<T>(dartpattern::hash(unit, i, salt));
 }
 
 // Collects failed comparisons of one case and reports them as one check:
@@ -210,14 +186,7 @@ void values(dart_operation_t op, std::size_t e, int owner, int writer, int salt,
   }
 }
 
-template <class T>
-T* own(const dart_gptr_t& g, int me) {
-  void* p = nullptr;
-  const dart_ret_t rc = dart_gptr_getaddr(at(g, me), &p);
-  BOOST_REQUIRE_MESSAGE(rc == DART_OK && p != nullptr,
-                        "rank " << me << ": dart_gptr_getaddr of the own portion returned " << rc);
-  return static_cast<T*>(p);
-}
+using dartpattern::own;
 
 std::vector<dart_gptr_t> allgather(const dart_gptr_t& g) {
   std::vector<dart_gptr_t> all(static_cast<std::size_t>(mpitest::world_size()));

@@ -1,13 +1,15 @@
-// Invalid input to the DART calls that exist so far (init/queries, global
-// memory, blocking put/get, barrier, flush): for every bad input the exact
-// return code, and exactly one stderr line "[dart unit <R>] <call>: error:
-// <reason>" (captured by redirecting fd 2 around the single call); never a
-// crash or a hang, also when the input is bad on one rank of a collective
+// Invalid input to DART's init and query calls, global memory, blocking
+// put/get, barrier and flush: for every bad input the exact return code,
+// and exactly one stderr line "[dart unit <R>] <call>: error: <reason>"
+// (captured by redirecting fd 2 around the single call); never a crash or
+// a hang, also when the input is bad on one rank of a collective
 // allocation only. Also: calls before dart_init / after dart_exit, and that
 // DART_LOG_LEVEL=OFF and dart_config()->log_enabled = 0 silence the lines.
 // Not covered: the behaviour of valid calls (test_init.cpp,
-// test_globmem.cpp); a collective entered with a NULL out-pointer or an
-// unknown team on some ranks only (mismatched collectives are erroneous).
+// test_globmem*.cpp); bad input to the other calls (test_rma_bad_input.cpp,
+// test_collectives_bad_input.cpp, test_teams.cpp); a collective entered
+// with a NULL out-pointer or an unknown team on some ranks only
+// (mismatched collectives are erroneous).
 // Failure messages carry the case being checked (dartcheck::g_context).
 #include "dart_capture.hpp"
 

@@ -8,7 +8,7 @@
 // and with DART_SHARED_MEMORY=0). Not covered here: DART owning MPI
 // (test_owns_mpi.cpp), error codes and log lines of bad input
 // (test_bad_input.cpp), allocation and transfer semantics in depth
-// (test_globmem.cpp).
+// (test_globmem.cpp, test_globmem_local.cpp).
 #include "dart_checks.hpp"
 
 #include <dash/dart/if/dart.h>

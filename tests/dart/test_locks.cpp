@@ -14,6 +14,7 @@
 // (test_rma_bad_input.cpp). The .rma variants force the MPI path with
 // DART_SHARED_MEMORY=0.
 #include "dart_checks.hpp"
+#include "dart_patterns.hpp"
 
 #include <dash/dart/if/dart.h>
 
@@ -45,14 +46,7 @@ struct LockFixture : dartcheck::DartFixture {
   }
 };
 
-template <class T>
-T* own(const dart_gptr_t& g, int me) {
-  void* p = nullptr;
-  const dart_ret_t rc = dart_gptr_getaddr(at(g, me), &p);
-  BOOST_REQUIRE_MESSAGE(rc == DART_OK && p != nullptr,
-                        "rank " << me << ": dart_gptr_getaddr of the own portion returned " << rc);
-  return static_cast<T*>(p);
-}
+using dartpattern::own;
 
 // Spins until `flag` holds `value`; false after 20 s.
 bool wait_for(const std::atomic<int>& flag, int value) {

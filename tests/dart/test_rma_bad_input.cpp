@@ -17,7 +17,7 @@
 // n > INT_MAX; lock calls on DART_LOCK_NULL, release without holding, lock
 // init on unknown teams; and the new calls before dart_init / after
 // dart_exit (any non-OK code, one line). Not covered: the behaviour of valid
-// calls (test_onesided.cpp, test_atomics.cpp, test_locks.cpp); reuse of a
+// calls (test_onesided*.cpp, test_atomics.cpp, test_locks.cpp); reuse of a
 // copy of a freed handle or a destroyed type/operation/lock handle (use after
 // free, undefined by the spec); arbitrary garbage handle values.
 #include "dart_capture.hpp"

@@ -10,6 +10,8 @@
 // --rounds; rank 0 prints ours, the raw figure and the ratio.
 //
 // Usage: mpirun -np <n> bench_cxx [--elements-per-unit N] [--rounds N]
+#include "bench_session.hpp"
+
 #include <dart/dart.hpp>
 
 #include <algorithm>
@@ -34,7 +36,7 @@ double time_per_item(const Options& o, std::size_t items, const std::function<vo
   work();  // warm-up
   double best = std::numeric_limits<double>::max();
   for (int r = 0; r < o.rounds; ++r) {
-    dartpp::check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
+    bench::check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
     const auto t0 = std::chrono::steady_clock::now();
     work();
     const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
@@ -49,14 +51,17 @@ volatile long g_sink;  // keeps the loops from being optimised away
 }  // namespace
 
 int main(int argc, char** argv) {
-  dartpp::Runtime runtime(&argc, &argv);
+  // DART brings MPI up and down (Mpi::dart), as dartpp::Runtime would; the
+  // session also aborts the job on a failed raw DART call (bench::check).
+  bench::Session session(argc, argv, "bench_cxx", bench::Session::Mpi::dart);
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--elements-per-unit")) o.per_unit = std::stoull(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--rounds")) o.rounds = std::stoi(argv[i + 1]);
   }
-  const int me = runtime.myid();
-  const std::size_t units = runtime.size();
+  // DART_TEAM_ALL's unit ids are the world ranks.
+  const int me = session.rank;
+  const std::size_t units = static_cast<std::size_t>(session.size);
   dartpp::Array<long> a(o.per_unit * units);
   dartpp::for_each_index(a.begin(), a.end(), [](std::size_t i, long& v) { v = static_cast<long>(i); });
   const std::size_t lo = a.local_begin_index(), n = a.local().size();
@@ -66,7 +71,7 @@ int main(int argc, char** argv) {
   dart_gptr_t mine = base;
   mine.unitid = me;
   void* addr = nullptr;
-  dartpp::check(dart_gptr_getaddr(mine, &addr), "dart_gptr_getaddr");
+  bench::check(dart_gptr_getaddr(mine, &addr), "dart_gptr_getaddr");
   const long* raw = static_cast<const long*>(addr);
 
   struct Row {
@@ -104,8 +109,8 @@ int main(int argc, char** argv) {
                   time_per_item(o, sample, [&] {
                     long s = 0, v = 0;
                     for (std::size_t k = 0; k < sample; ++k) {
-                      dartpp::check(dart_get_blocking(&v, element(me, k), 1, DART_TYPE_LONG, DART_TYPE_LONG),
-                                    "dart_get_blocking");
+                      bench::check(dart_get_blocking(&v, element(me, k), 1, DART_TYPE_LONG, DART_TYPE_LONG),
+                                   "dart_get_blocking");
                       s += v;
                     }
                     g_sink = s;
@@ -122,8 +127,8 @@ int main(int argc, char** argv) {
                   time_per_item(o, sample, [&] {
                     long s = 0, v = 0;
                     for (std::size_t k = 0; k < sample; ++k) {
-                      dartpp::check(dart_get_blocking(&v, element(right, k), 1, DART_TYPE_LONG, DART_TYPE_LONG),
-                                    "dart_get_blocking");
+                      bench::check(dart_get_blocking(&v, element(right, k), 1, DART_TYPE_LONG, DART_TYPE_LONG),
+                                   "dart_get_blocking");
                       s += v;
                     }
                     g_sink = s;
@@ -135,8 +140,8 @@ int main(int argc, char** argv) {
                   time_per_item(o, 1, [&] {
                     long s = 0;
                     for (std::size_t i = 0; i < n; ++i) s += raw[i];
-                    dartpp::check(dart_allreduce(&s, &raw_sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL),
-                                  "dart_allreduce");
+                    bench::check(dart_allreduce(&s, &raw_sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL),
+                                 "dart_allreduce");
                   })});
 
   const long total = static_cast<long>(a.size());

@@ -1,0 +1,242 @@
+// One-sided transfers into other kinds of global memory, last part of the
+// dart_onesided executable: targets in the dart_memalloc pool and in
+// registered memory (dart_team_memregister_aligned, also at bases that are
+// only naturally aligned, and dart_team_memregister with a different size
+// per unit); many outstanding operations; and puts/gets from several
+// threads when DART_THREAD_MULTIPLE is available.
+// Not covered here: atomics (test_atomics.cpp), transfers above INT_MAX
+// elements (test_large_transfer.cpp), invalid arguments
+// (test_rma_bad_input.cpp), target-side progress (test_progress.cpp), teams
+// other than DART_TEAM_ALL, and ordering of unflushed puts/gets (undefined
+// by the spec). The .rma variants force the MPI RMA path with
+// DART_SHARED_MEMORY=0; real multi-node runs are not covered.
+#include "onesided_common.hpp"
+
+using namespace onesidedtest;
+
+BOOST_FIXTURE_TEST_SUITE(onesided, DartFixture)
+
+// ---- other kinds of global memory ------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(local_pool_and_registered_memory) {
+  using T = long;
+  constexpr std::size_t kN = 256;
+  // dart_memalloc blocks, addressed by their owners' gptrs.
+  dart_gptr_t block = DART_GPTR_NULL;
+  REQUIRE_OK(dart_memalloc(kN, DART_TYPE_LONG, &block));
+  const std::vector<dart_gptr_t> blocks = allgather(block);
+  T* mine = own<T>(block, me);
+  for (std::size_t i = 0; i < kN; ++i) mine[i] = sentinel<T>(me, i, 100);
+  barrier();
+  std::vector<T> src(kN);
+  for (std::size_t i = 0; i < kN; ++i) src[i] = pattern<T>(me, i, 100);
+  const dart_gptr_t rb = blocks[static_cast<std::size_t>(right)];
+  CHECK_OK(dart_put(at(rb, rb.unitid, 16 * sizeof(T)), src.data(), 200, DART_TYPE_LONG, DART_TYPE_LONG));
+  CHECK_OK(dart_flush(rb));
+  barrier();
+  auto pool_expect = [&](int owner, int writer) {
+    return [=](std::size_t i) {
+      return (i >= 16 && i < 216) ? pattern<T>(writer, i - 16, 100) : sentinel<T>(owner, i, 100);
+    };
+  };
+  verify(mine, kN, pool_expect(me, left), me, "own dart_memalloc block after the left neighbour's dart_put");
+  std::vector<T> got(kN, -1);
+  dart_handle_t h = DART_HANDLE_NULL;
+  CHECK_OK(dart_get_handle(got.data(), blocks[static_cast<std::size_t>(left)], kN, DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  CHECK_OK(dart_wait_local(&h));
+  verify(got.data(), kN, pool_expect(left, (left + n - 1) % n), me, "left neighbour's dart_memalloc block");
+  barrier();
+  CHECK_OK(dart_memfree(block));
+
+  // Registered memory.
+  std::vector<T> buf(kN);
+  for (std::size_t i = 0; i < kN; ++i) buf[i] = sentinel<T>(me, i, 101);
+  dart_gptr_t reg = DART_GPTR_NULL;
+  const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, kN, DART_TYPE_LONG, buf.data(), &reg);
+  BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": dart_team_memregister_aligned returned " << rc);
+  if (!mpitest::all_ranks(rc == DART_OK)) return;
+  for (std::size_t i = 0; i < kN; ++i) src[i] = pattern<T>(me, i, 102);
+  CHECK_OK(dart_put_handle(at(reg, right, 8 * sizeof(T)), src.data(), 100, DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  CHECK_OK(dart_wait(&h));
+  CHECK_OK(dart_put(at(reg, right, 150 * sizeof(T)), src.data() + 100, 100, DART_TYPE_LONG, DART_TYPE_LONG));
+  // Every 4th element of [110, 150) by a strided put whose handle is freed;
+  // the flush completes it.
+  const Type every4 = Type::strided(DART_TYPE_LONG, 4, 1);
+  std::vector<T> s4(10);
+  for (std::size_t k = 0; k < 10; ++k) s4[k] = pattern<T>(me, 300 + k, 102);
+  CHECK_OK(dart_put_handle(at(reg, right, 110 * sizeof(T)), s4.data(), 10, DART_TYPE_LONG, every4, &h));
+  CHECK_OK(dart_handle_free(&h));
+  CHECK_RANK(h == DART_HANDLE_NULL);
+  CHECK_OK(dart_flush_all(reg));
+  barrier();
+  auto reg_expect = [&](int owner, int writer) {
+    return [=](std::size_t i) {
+      if (i >= 8 && i < 108) return pattern<T>(writer, i - 8, 102);
+      if (i >= 150 && i < 250) return pattern<T>(writer, 100 + i - 150, 102);
+      if (i >= 110 && i < 150 && (i - 110) % 4 == 0) return pattern<T>(writer, 300 + (i - 110) / 4, 102);
+      return sentinel<T>(owner, i, 101);
+    };
+  };
+  verify(buf.data(), kN, reg_expect(me, left), me, "own registered buffer after the left neighbour's puts");
+  std::fill(got.begin(), got.end(), -1);
+  CHECK_OK(dart_get(got.data(), at(reg, left), kN, DART_TYPE_LONG, DART_TYPE_LONG));
+  CHECK_OK(dart_flush_local_all(reg));
+  verify(got.data(), kN, reg_expect(left, (left + n - 1) % n), me, "left neighbour's registered buffer");
+  barrier();
+  CHECK_OK(dart_team_memderegister(reg));
+
+  // dart_team_memregister: every unit registers its own number of elements,
+  // (unit + 1) * 16; each fills its right neighbour's whole buffer.
+  const auto count_of = [](int u) { return static_cast<std::size_t>(u + 1) * 16; };
+  std::vector<T> own_buf(count_of(me), T{-1});
+  dart_gptr_t var = DART_GPTR_NULL;
+  const dart_ret_t rc2 = dart_team_memregister(DART_TEAM_ALL, own_buf.size(), DART_TYPE_LONG, own_buf.data(), &var);
+  BOOST_CHECK_MESSAGE(rc2 == DART_OK, "rank " << me << ": dart_team_memregister returned " << rc2);
+  if (!mpitest::all_ranks(rc2 == DART_OK)) return;
+  std::vector<T> fill_right(count_of(right));
+  for (std::size_t i = 0; i < fill_right.size(); ++i) fill_right[i] = pattern<T>(me, i, 103);
+  CHECK_OK(dart_put(at(var, right), fill_right.data(), fill_right.size(), DART_TYPE_LONG, DART_TYPE_LONG));
+  CHECK_OK(dart_flush(at(var, right)));
+  barrier();
+  verify(own_buf.data(), own_buf.size(), [&](std::size_t i) { return pattern<T>(left, i, 103); }, me,
+         "own buffer of " + std::to_string(own_buf.size()) + " elements registered by dart_team_memregister");
+  std::vector<T> from_left(count_of(left), T{-1});
+  CHECK_OK(dart_get_handle(from_left.data(), at(var, left), from_left.size(), DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  CHECK_OK(dart_wait(&h));
+  verify(from_left.data(), from_left.size(), [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 103); }, me,
+         "left neighbour's buffer registered by dart_team_memregister");
+  barrier();
+  CHECK_OK(dart_team_memderegister(var));
+}
+
+// Registered memory need not start on any boundary beyond the element
+// type's own alignment (a user may register a struct member or &a[1]):
+// registrations 0, 8 and 24 bytes past a 64-byte boundary, ring put and get.
+BOOST_AUTO_TEST_CASE(registered_memory_at_natural_alignment_only) {
+  using T = long;
+  constexpr std::size_t kN = 64;
+  int salt = 130;
+  for (const std::size_t shift : {std::size_t{0}, std::size_t{8}, std::size_t{24}}) {
+    ++salt;
+    std::vector<unsigned char> storage(kN * sizeof(T) + 128);
+    auto base = reinterpret_cast<std::uintptr_t>(storage.data());
+    base = ((base + 63) & ~std::uintptr_t{63}) + shift;
+    T* buf = reinterpret_cast<T*>(base);
+    for (std::size_t i = 0; i < kN; ++i) buf[i] = sentinel<T>(me, i, salt);
+    const std::string what = "registration " + std::to_string(shift) + " bytes past a 64-byte boundary";
+    dart_gptr_t reg = DART_GPTR_NULL;
+    const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, kN, DART_TYPE_LONG, buf, &reg);
+    BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": " << what << ": dart_team_memregister_aligned returned " << rc);
+    if (!mpitest::all_ranks(rc == DART_OK)) continue;
+    std::vector<T> src(20);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<T>(me, i, salt);
+    CHECK_OK(dart_put(at(reg, right, 3 * sizeof(T)), src.data(), src.size(), DART_TYPE_LONG, DART_TYPE_LONG));
+    CHECK_OK(dart_flush(at(reg, right)));
+    barrier();
+    auto expected = [&](int owner, int writer) {
+      return [=](std::size_t i) {
+        return (i >= 3 && i < 23) ? pattern<T>(writer, i - 3, salt) : sentinel<T>(owner, i, salt);
+      };
+    };
+    verify(buf, kN, expected(me, left), me, "own " + what + " after the left neighbour's dart_put");
+    std::vector<T> got(kN, T{-1});
+    CHECK_OK(dart_get_blocking(got.data(), at(reg, left), kN, DART_TYPE_LONG, DART_TYPE_LONG));
+    verify(got.data(), kN, expected(left, (left + n - 1) % n), me, "left neighbour's " + what + " by dart_get_blocking");
+    barrier();
+    CHECK_OK(dart_team_memderegister(reg));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(many_outstanding_operations) {
+  using T = int;
+  constexpr std::size_t kN = 2000;
+  const dart_gptr_t seg = team_alloc<T>(kN, DART_TYPE_INT);
+  T* mine = own<T>(seg, me);
+  for (std::size_t i = 0; i < kN; ++i) mine[i] = sentinel<T>(me, i, 110);
+  barrier();
+  // One element per put, in reverse order, one flush for all of them.
+  std::vector<T> src(kN);
+  for (std::size_t i = 0; i < kN; ++i) src[i] = pattern<T>(me, i, 110);
+  for (std::size_t k = kN; k-- > 0;)
+    CHECK_OK(dart_put(at(seg, right, k * sizeof(T)), &src[k], 1, DART_TYPE_INT, DART_TYPE_INT));
+  CHECK_OK(dart_flush_all(seg));
+  barrier();
+  verify(mine, kN, [&](std::size_t i) { return pattern<T>(left, i, 110); }, me,
+         "own portion after 2000 single-element puts");
+  // One element per get_handle, all completed by one dart_waitall.
+  std::vector<T> got(kN, -1);
+  std::vector<dart_handle_t> hs(kN, DART_HANDLE_NULL);
+  for (std::size_t k = 0; k < kN; ++k)
+    CHECK_OK(dart_get_handle(&got[k], at(seg, left, k * sizeof(T)), 1, DART_TYPE_INT, DART_TYPE_INT, &hs[k]));
+  CHECK_OK(dart_waitall(hs.data(), hs.size()));
+  CHECK_RANK(all_null(hs));
+  verify(got.data(), kN, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 110); }, me,
+         "2000 single-element get_handles");
+  barrier();
+  CHECK_OK(dart_team_memfree(seg));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- threads -----------------------------------------------------------------------------
+
+BOOST_FIXTURE_TEST_CASE(threads_put_and_get_concurrently, DartThreadFixture) {
+  if (!multiple) {
+    BOOST_TEST_MESSAGE("rank " << me << ": DART_THREAD_MULTIPLE not available; thread part skipped");
+    return;
+  }
+  using T = long;
+  constexpr int kThreads = 3;
+  constexpr std::size_t kPerThread = 600, kLen = 6;  // 100 puts of 6 elements per thread
+  constexpr std::size_t kPortion = kThreads * kPerThread;
+  const dart_gptr_t seg = team_alloc<T>(kPortion, DART_TYPE_LONG);
+  T* mine = own<T>(seg, me);
+  for (std::size_t i = 0; i < kPortion; ++i) mine[i] = sentinel<T>(me, i, 120);
+  barrier();
+
+  std::vector<T> src(kPortion);
+  for (std::size_t i = 0; i < kPortion; ++i) src[i] = pattern<T>(me, i, 120);
+  std::atomic<int> failures{0};
+  auto putter = [&](int t) {
+    const std::size_t base = static_cast<std::size_t>(t) * kPerThread;
+    for (std::size_t k = 0; k < kPerThread; k += kLen) {
+      if (dart_put(at(seg, right, (base + k) * sizeof(T)), &src[base + k], kLen, DART_TYPE_LONG, DART_TYPE_LONG) !=
+          DART_OK)
+        ++failures;
+    }
+    if (dart_flush(at(seg, right)) != DART_OK) ++failures;
+  };
+  {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < kThreads; ++t) ts.emplace_back(putter, t);
+    for (auto& th : ts) th.join();
+  }
+  CHECK_EQ(failures.load(), 0);
+  barrier();
+  verify(mine, kPortion, [&](std::size_t i) { return pattern<T>(left, i, 120); }, me,
+         "own portion after puts from 3 threads of the left neighbour");
+
+  std::vector<T> got(kPortion, -1);
+  auto getter = [&](int t) {
+    const std::size_t base = static_cast<std::size_t>(t) * kPerThread;
+    std::vector<dart_handle_t> hs;
+    for (std::size_t k = 0; k < kPerThread; k += 60) {
+      dart_handle_t h = DART_HANDLE_NULL;
+      if (dart_get_handle(&got[base + k], at(seg, left, (base + k) * sizeof(T)), 60, DART_TYPE_LONG, DART_TYPE_LONG,
+                          &h) != DART_OK)
+        ++failures;
+      hs.push_back(h);
+    }
+    if (dart_waitall(hs.data(), hs.size()) != DART_OK) ++failures;
+  };
+  {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < kThreads; ++t) ts.emplace_back(getter, t);
+    for (auto& th : ts) th.join();
+  }
+  CHECK_EQ(failures.load(), 0);
+  verify(got.data(), kPortion, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 120); }, me,
+         "left neighbour's portion by get_handles from 3 threads");
+  barrier();
+  CHECK_OK(dart_team_memfree(seg));
+}

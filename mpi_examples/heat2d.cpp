@@ -8,8 +8,8 @@
 // Matrix::update_halo), computes its rows in local memory, and waits at a
 // barrier so nobody reads a row that is still being written.
 //
-// At the end unit 0 gathers the plate and writes it as a PNG image. With --verify it also computes the same problem alone and
-// compares.
+// At the end unit 0 gathers the plate and writes it as a PNG image. With --verify it also computes the same problem
+// alone and compares.
 //
 // Run:  mpirun -np 4 ./heat2d [--size 256] [--steps 2000] [--out heat2d.png] [--verify]
 #include <dart/dart.hpp>
@@ -36,8 +36,8 @@ constexpr double kHot = 100.0;
 // One Jacobi step for rows [0, nrows) of a block whose neighbours are
 // `above` and `below` (nullptr at the plate's edge). `first` is the global
 // index of the block's first row, `n` the plate's size.
-void step_rows(const double* in, double* out, std::size_t first, std::size_t nrows, std::size_t n,
-               const double* above, const double* below) {
+void step_rows(const double* in, double* out, std::size_t first, std::size_t nrows, std::size_t n, const double* above,
+               const double* below) {
   for (std::size_t lr = 0; lr < nrows; ++lr) {
     const std::size_t r = first + lr;
     const double* row = in + lr * n;
@@ -55,9 +55,7 @@ void step_rows(const double* in, double* out, std::size_t first, std::size_t nro
 }
 
 // The initial plate, row r.
-void initial_row(double* row, std::size_t r, std::size_t n) {
-  std::fill(row, row + n, r == 0 ? kHot : 0.0);
-}
+void initial_row(double* row, std::size_t r, std::size_t n) { std::fill(row, row + n, r == 0 ? kHot : 0.0); }
 
 // The same problem on one process, for --verify.
 std::vector<double> solve_alone(std::size_t n, int steps) {
@@ -179,8 +177,7 @@ int main(int argc, char** argv) {
     if (write_png(out_path, plate, n))
       std::printf("heat2d: wrote %s (%zu x %zu PNG, black = 0, white = %.0f degrees)\n",
                   realpath(out_path.c_str(), where) ? where : out_path.c_str(), n, n, kHot);
-    else
-      std::printf("heat2d: could not write %s\n", out_path.c_str());
+    else std::printf("heat2d: could not write %s\n", out_path.c_str());
     if (verify) {
       const std::vector<double> alone = solve_alone(n, steps);
       double worst = 0;

@@ -7,8 +7,8 @@
 // however the processes are scheduled.
 //
 // Run:  mpirun -np 4 ./hello
-#include <dart/dart.hpp>
 #include <dash/dart/if/dart_locality.h>
+#include <dart/dart.hpp>
 
 #include <cstdio>
 #include <vector>

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
 
     auto hosts = reg.get(reg.world_segment(), {"host"});
     if (me == 0)
-      for (const auto& v : *hosts) std::printf("rank 0: %s runs on %s\n", v.tokens[1].c_str(), std::string(v.as_string()).c_str());
+      for (const auto& v : *hosts)
+        std::printf("rank 0: %s runs on %s\n", v.tokens[1].c_str(), std::string(v.as_string()).c_str());
     const int expected = rounds * (n - 1);
     if (received != expected || hosts->size() != static_cast<std::size_t>(n)) failed = 1;
     std::printf("rank %d: %d notifications, expected %d\n", me, received, expected);

@@ -15,17 +15,16 @@
 
 #define MSG_LEN 64
 
-#define CHECK(call)                                                         \
-  do {                                                                      \
-    dart_ret_t rc_ = (call);                                                \
-    if (rc_ != DART_OK) {                                                   \
-      fprintf(stderr, "%s failed with code %d\n", #call, (int)rc_);        \
-      dart_abort(DART_EXIT_ABORT);                                          \
-    }                                                                       \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    dart_ret_t rc_ = (call);                                        \
+    if (rc_ != DART_OK) {                                           \
+      fprintf(stderr, "%s failed with code %d\n", #call, (int)rc_); \
+      dart_abort(DART_EXIT_ABORT);                                  \
+    }                                                               \
   } while (0)
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
   CHECK(dart_init(&argc, &argv));
 
   dart_global_unit_t me;

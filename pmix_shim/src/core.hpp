@@ -23,25 +23,25 @@ namespace pmixshim {
 // Counters behind pmixshim_get_iof_stats: written on the progress thread,
 // read anywhere.
 struct Stats {
-    std::atomic<uint64_t> xoff{0}, xon{0}, xon_on_close{0}, xoff_sent{0}, xon_sent{0};
-    std::atomic<uint64_t> streams_opened{0}, streams_closed{0}, bytes_delivered{0}, chunks_delivered{0};
-    std::atomic<uint64_t> peers_refused{0}, peers_malformed{0}, legacy_peers{0};
-    std::atomic<uint64_t> xoff_received{0}, xon_received{0}, bytes_pushed{0}, relayed_xoff{0}, relayed_xon{0};
-    std::atomic<uint32_t> engine_running{0};
-    void reset();
+  std::atomic<uint64_t> xoff{0}, xon{0}, xon_on_close{0}, xoff_sent{0}, xon_sent{0};
+  std::atomic<uint64_t> streams_opened{0}, streams_closed{0}, bytes_delivered{0}, chunks_delivered{0};
+  std::atomic<uint64_t> peers_refused{0}, peers_malformed{0}, legacy_peers{0};
+  std::atomic<uint64_t> xoff_received{0}, xon_received{0}, bytes_pushed{0}, relayed_xoff{0}, relayed_xon{0};
+  std::atomic<uint32_t> engine_running{0};
+  void reset();
 };
 extern Stats g_stats;
 
 // How a finished operation is reported: the caller's cbfunc (non-blocking
 // form) or the promise a blocked caller waits on.
 struct Completion {
-    pmix_op_cbfunc_t fn = nullptr;
-    void *cbdata = nullptr;
-    std::shared_ptr<std::promise<pmix_status_t>> waiter;
-    // Reports st (PMIX_SUCCESS or an error) exactly once.  A blocked caller
-    // sees PMIX_OPERATION_SUCCEEDED for success.
-    void finish(pmix_status_t st);
-    [[nodiscard]] bool empty() const { return !fn && !waiter; }
+  pmix_op_cbfunc_t fn = nullptr;
+  void *cbdata = nullptr;
+  std::shared_ptr<std::promise<pmix_status_t>> waiter;
+  // Reports st (PMIX_SUCCESS or an error) exactly once.  A blocked caller
+  // sees PMIX_OPERATION_SUCCEEDED for success.
+  void finish(pmix_status_t st);
+  [[nodiscard]] bool empty() const { return !fn && !waiter; }
 };
 
 // A descriptor this process reads itself (own stdin on the server; the
@@ -50,103 +50,103 @@ struct Completion {
 // event instead of a read event; the rule is the same: armed only when a
 // read is wanted.
 struct Input {
-    int fd = -1;
-    int saved_flags = -1;
-    bool pollable = true;
-    bool armed = false;
-    event *ev = nullptr;
-    std::vector<unsigned char> buf;
-    bool open(event_base *base, int fd_in, size_t chunk, event_callback_fn cb, void *arg);
-    void arm(bool want);
-    void retry();  // after EAGAIN on a file that cannot be polled
-    void close();  // restores the descriptor's flags; never closes it
+  int fd = -1;
+  int saved_flags = -1;
+  bool pollable = true;
+  bool armed = false;
+  event *ev = nullptr;
+  std::vector<unsigned char> buf;
+  bool open(event_base *base, int fd_in, size_t chunk, event_callback_fn cb, void *arg);
+  void arm(bool want);
+  void retry();  // after EAGAIN on a file that cannot be polled
+  void close();  // restores the descriptor's flags; never closes it
 };
 
 // One stream feeding the server: its own read of a descriptor, or a tool
 // connection.
 struct Producer {
-    uint64_t id = 0;
-    bool own = false;
-    pmix_proc_t source{};
-    std::vector<pmix_proc_t> targets;
-    bool flow = true;         // flow-control capable (own reads always are)
-    bool host_off = false;    // suspended by the host (API or XOFF status)
-    bool relay_off = false;   // suspended because our own server suspended us
-    bool pending = false;     // a chunk is with the host
-    bool eof_in_flight = false;
-    bool ended = false;       // end of stream delivered (or being delivered)
-    bool close_when_done = false;
-    [[nodiscard]] bool suspended() const { return flow && (host_off || relay_off); }
+  uint64_t id = 0;
+  bool own = false;
+  pmix_proc_t source{};
+  std::vector<pmix_proc_t> targets;
+  bool flow = true;        // flow-control capable (own reads always are)
+  bool host_off = false;   // suspended by the host (API or XOFF status)
+  bool relay_off = false;  // suspended because our own server suspended us
+  bool pending = false;    // a chunk is with the host
+  bool eof_in_flight = false;
+  bool ended = false;  // end of stream delivered (or being delivered)
+  bool close_when_done = false;
+  [[nodiscard]] bool suspended() const { return flow && (host_off || relay_off); }
 
-    // own read
-    Input in;
-    Completion done;
+  // own read
+  Input in;
+  Completion done;
 
-    // tool connection
-    int fd = -1;
-    event *rev = nullptr;
-    event *wev = nullptr;
-    bool read_armed = false;
-    bool hello = false;
-    event *hello_timer = nullptr;  // drops a peer that never completes its handshake
-    std::vector<unsigned char> rx;
-    size_t rx_off = 0, rx_len = 0;
-    std::string tx;
-    size_t tx_off = 0;
-    bool close_after_tx = false;
+  // tool connection
+  int fd = -1;
+  event *rev = nullptr;
+  event *wev = nullptr;
+  bool read_armed = false;
+  bool hello = false;
+  event *hello_timer = nullptr;  // drops a peer that never completes its handshake
+  std::vector<unsigned char> rx;
+  size_t rx_off = 0, rx_len = 0;
+  std::string tx;
+  size_t tx_off = 0;
+  bool close_after_tx = false;
 };
 
 struct ServerState {
-    pmix_server_module_t module{};
-    pmix_proc_t me{};
-    std::string secret;
-    int listen_fd = -1;
-    bool listen_unix = false;
-    event *accept_ev = nullptr;
-    std::string unix_path, unix_dir;
-    bool all_off = false;       // a wildcard XOFF is in force: new producers start suspended
-    bool upstream_off = false;  // our tool side is suspended: relay to new producers too
-    std::map<uint64_t, std::unique_ptr<Producer>> producers;
+  pmix_server_module_t module{};
+  pmix_proc_t me{};
+  std::string secret;
+  int listen_fd = -1;
+  bool listen_unix = false;
+  event *accept_ev = nullptr;
+  std::string unix_path, unix_dir;
+  bool all_off = false;       // a wildcard XOFF is in force: new producers start suspended
+  bool upstream_off = false;  // our tool side is suspended: relay to new producers too
+  std::map<uint64_t, std::unique_ptr<Producer>> producers;
 };
 
 struct PushReq {
-    enum class Kind { buffer, end, input } kind = Kind::buffer;
-    std::vector<pmix_proc_t> targets;
-    const char *data = nullptr;
-    size_t size = 0, off = 0;
-    Input in;
-    bool eof_seen = false;
-    bool end_sent = false;
-    Completion done;
+  enum class Kind { buffer, end, input } kind = Kind::buffer;
+  std::vector<pmix_proc_t> targets;
+  const char *data = nullptr;
+  size_t size = 0, off = 0;
+  Input in;
+  bool eof_seen = false;
+  bool end_sent = false;
+  Completion done;
 };
 
 struct ToolState {
-    int fd = -1;
-    event *rev = nullptr;
-    event *wev = nullptr;
-    bool connected = false;
-    bool flow = true;
-    bool server_flow = true;
-    bool suspended = false;
-    pmix_proc_t me{};
-    std::deque<std::unique_ptr<PushReq>> queue;
-    bool targets_sent = false;
-    std::vector<pmix_proc_t> sent_targets;
-    // The frame being written: control bytes (header, small payload) then
-    // an optional external payload (a caller's buffer or an Input's chunk).
-    std::vector<unsigned char> txc;
-    const char *txp = nullptr;
-    size_t txp_len = 0;
-    size_t tx_done = 0;
-    bool tx_active = false;
-    bool in_pump = false;
-    unsigned char rx[64];
-    size_t rx_len = 0;
+  int fd = -1;
+  event *rev = nullptr;
+  event *wev = nullptr;
+  bool connected = false;
+  bool flow = true;
+  bool server_flow = true;
+  bool suspended = false;
+  pmix_proc_t me{};
+  std::deque<std::unique_ptr<PushReq>> queue;
+  bool targets_sent = false;
+  std::vector<pmix_proc_t> sent_targets;
+  // The frame being written: control bytes (header, small payload) then
+  // an optional external payload (a caller's buffer or an Input's chunk).
+  std::vector<unsigned char> txc;
+  const char *txp = nullptr;
+  size_t txp_len = 0;
+  size_t tx_done = 0;
+  bool tx_active = false;
+  bool in_pump = false;
+  unsigned char rx[64];
+  size_t rx_len = 0;
 };
 
 struct Core {
-    std::unique_ptr<ServerState> server;
-    std::unique_ptr<ToolState> tool;
+  std::unique_ptr<ServerState> server;
+  std::unique_ptr<ToolState> tool;
 };
 
 }  // namespace pmixshim

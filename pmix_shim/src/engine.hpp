@@ -26,44 +26,44 @@
 namespace pmixshim {
 
 class Engine {
-public:
-    using Request = std::function<void()>;
+ public:
+  using Request = std::function<void()>;
 
-    // Creates the event base and starts the thread; nullptr on failure.
-    static std::unique_ptr<Engine> start();
-    ~Engine();
-    Engine(const Engine &) = delete;
-    Engine &operator=(const Engine &) = delete;
+  // Creates the event base and starts the thread; nullptr on failure.
+  static std::unique_ptr<Engine> start();
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
 
-    // Queues fn to run on the progress thread.  Returns false (fn is
-    // dropped) once stop() has begun: the engine no longer accepts work.
-    [[nodiscard]] bool post(Request fn);
+  // Queues fn to run on the progress thread.  Returns false (fn is
+  // dropped) once stop() has begun: the engine no longer accepts work.
+  [[nodiscard]] bool post(Request fn);
 
-    // Stops accepting, runs every request already queued, leaves the loop
-    // and joins the thread.  The stop travels in-band (a request at the end
-    // of the queue), so it is deterministic.  Must not be called on the
-    // progress thread.
-    void stop();
+  // Stops accepting, runs every request already queued, leaves the loop
+  // and joins the thread.  The stop travels in-band (a request at the end
+  // of the queue), so it is deterministic.  Must not be called on the
+  // progress thread.
+  void stop();
 
-    [[nodiscard]] event_base *base() const { return base_; }
-    [[nodiscard]] bool accepting() const { return accepting_.load(); }
+  [[nodiscard]] event_base *base() const { return base_; }
+  [[nodiscard]] bool accepting() const { return accepting_.load(); }
 
-    // True on any progress thread of this library.
-    [[nodiscard]] static bool on_progress_thread();
+  // True on any progress thread of this library.
+  [[nodiscard]] static bool on_progress_thread();
 
-private:
-    Engine() = default;
-    void run();
-    static void on_wake(evutil_socket_t fd, short what, void *arg);
+ private:
+  Engine() = default;
+  void run();
+  static void on_wake(evutil_socket_t fd, short what, void *arg);
 
-    event_base *base_ = nullptr;
-    event *wake_ev_ = nullptr;
-    int wake_fd_ = -1;
-    std::mutex mu_;
-    std::deque<Request> queue_;
-    std::atomic<bool> accepting_{true};
-    bool stopping_ = false;  // guarded by mu_
-    std::thread thread_;
+  event_base *base_ = nullptr;
+  event *wake_ev_ = nullptr;
+  int wake_fd_ = -1;
+  std::mutex mu_;
+  std::deque<Request> queue_;
+  std::atomic<bool> accepting_{true};
+  bool stopping_ = false;  // guarded by mu_
+  std::thread thread_;
 };
 
 }  // namespace pmixshim

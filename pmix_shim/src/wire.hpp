@@ -43,72 +43,72 @@ constexpr uint32_t kMaxControlPayload = kMaxTargets * (4 + 2 + 256) + 4;
 constexpr size_t kMaxSecret = 128;
 
 enum class Type : uint16_t {
-    hello = 1,
-    welcome = 2,
-    targets = 3,
-    data = 4,
-    end = 5,
-    xoff = 6,
-    xon = 7,
-    failure = 8,
+  hello = 1,
+  welcome = 2,
+  targets = 3,
+  data = 4,
+  end = 5,
+  xoff = 6,
+  xon = 7,
+  failure = 8,
 };
 
 inline void put_u16(unsigned char *p, uint16_t v) {
-    p[0] = static_cast<unsigned char>(v);
-    p[1] = static_cast<unsigned char>(v >> 8);
+  p[0] = static_cast<unsigned char>(v);
+  p[1] = static_cast<unsigned char>(v >> 8);
 }
 inline void put_u32(unsigned char *p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 inline uint16_t get_u16(const unsigned char *p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t get_u32(const unsigned char *p) {
-    return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
-           (static_cast<uint32_t>(p[3]) << 24);
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
+         (static_cast<uint32_t>(p[3]) << 24);
 }
 
 inline void put_header(unsigned char *p, Type type, uint32_t length) {
-    put_u32(p, length);
-    put_u16(p + 4, static_cast<uint16_t>(type));
-    put_u16(p + 6, 0);
+  put_u32(p, length);
+  put_u16(p + 4, static_cast<uint16_t>(type));
+  put_u16(p + 6, 0);
 }
 
 // Reads fields from a payload with bounds checks; any overrun marks the
 // reader failed instead of touching memory outside the payload.
 class Reader {
-public:
-    Reader(const unsigned char *p, size_t n) : p_(p), n_(n) {}
-    [[nodiscard]] bool ok() const { return ok_; }
-    [[nodiscard]] bool at_end() const { return off_ == n_; }
-    uint16_t u16() {
-        if (!need(2)) return 0;
-        uint16_t v = get_u16(p_ + off_);
-        off_ += 2;
-        return v;
-    }
-    uint32_t u32() {
-        if (!need(4)) return 0;
-        uint32_t v = get_u32(p_ + off_);
-        off_ += 4;
-        return v;
-    }
-    // Copies len bytes into out (which has room for cap bytes); fails when
-    // the payload is too short or len exceeds cap.
-    bool bytes(void *out, size_t len, size_t cap) {
-        if (len > cap || !need(len)) return ok_ = false;
-        std::memcpy(out, p_ + off_, len);
-        off_ += len;
-        return true;
-    }
+ public:
+  Reader(const unsigned char *p, size_t n) : p_(p), n_(n) {}
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] bool at_end() const { return off_ == n_; }
+  uint16_t u16() {
+    if (!need(2)) return 0;
+    uint16_t v = get_u16(p_ + off_);
+    off_ += 2;
+    return v;
+  }
+  uint32_t u32() {
+    if (!need(4)) return 0;
+    uint32_t v = get_u32(p_ + off_);
+    off_ += 4;
+    return v;
+  }
+  // Copies len bytes into out (which has room for cap bytes); fails when
+  // the payload is too short or len exceeds cap.
+  bool bytes(void *out, size_t len, size_t cap) {
+    if (len > cap || !need(len)) return ok_ = false;
+    std::memcpy(out, p_ + off_, len);
+    off_ += len;
+    return true;
+  }
 
-private:
-    bool need(size_t k) {
-        if (!ok_ || n_ - off_ < k) return ok_ = false;
-        return true;
-    }
-    const unsigned char *p_;
-    size_t n_;
-    size_t off_ = 0;
-    bool ok_ = true;
+ private:
+  bool need(size_t k) {
+    if (!ok_ || n_ - off_ < k) return ok_ = false;
+    return true;
+  }
+  const unsigned char *p_;
+  size_t n_;
+  size_t off_ = 0;
+  bool ok_ = true;
 };
 
 }  // namespace pmixshim::wire

@@ -39,8 +39,7 @@ int code_of(Status s) {
 }
 
 int reject(registry_t reg, const char* fn, const char* reason) {
-  std::fprintf(stderr, "[registry rank %d] %s: error: %s\n", reg != nullptr ? reg->reg.rank() : -1, fn,
-               reason);
+  std::fprintf(stderr, "[registry rank %d] %s: error: %s\n", reg != nullptr ? reg->reg.rank() : -1, fn, reason);
   return REGISTRY_ERR_INVALID;
 }
 
@@ -145,9 +144,7 @@ int registry_put(registry_t reg, registry_mode_t mode, const char* segment, cons
   if (object == nullptr && size > 0) return reject(reg, "registry_put", "NULL object with non-zero size");
   auto toks = read_tokens(tokens);
   if (!toks) return reject(reg, "registry_put", "NULL, empty or NULL-entry token list");
-  return guarded([&] {
-    return finish(reg->reg.put(segment, *toks, registry::Bytes(object, size), mode), ticket);
-  });
+  return guarded([&] { return finish(reg->reg.put(segment, *toks, registry::Bytes(object, size), mode), ticket); });
 }
 
 int registry_delete(registry_t reg, registry_mode_t mode, const char* segment, const char* const* tokens,
@@ -173,9 +170,8 @@ int registry_subscribe(registry_t reg, registry_mode_t mode, registry_action_t a
       t.reserve(n.tokens.size() + 1);
       for (const auto& s : n.tokens) t.push_back(s.c_str());
       t.push_back("");
-      const registry_notification_t c{static_cast<registry_action_t>(n.action), n.segment.c_str(),
-                                      t.data(), reinterpret_cast<const uint8_t*>(n.object.data()),
-                                      n.object.size(), n.issuer};
+      const registry_notification_t c{static_cast<registry_action_t>(n.action),          n.segment.c_str(), t.data(),
+                                      reinterpret_cast<const uint8_t*>(n.object.data()), n.object.size(),   n.issuer};
       callback(&c, user_data);
     };
     return finish(reg->reg.subscribe(segment, *toks, mode, action, forward), ticket);

@@ -46,13 +46,11 @@ class Impl {
   Ticket fail(const char* fn, Status s, const std::string& reason) const;
 
   Ticket define_segment(std::string_view segment, const std::vector<int>& writers);
-  Ticket put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object,
-             std::uint16_t mode);
+  Ticket put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object, std::uint16_t mode);
   Ticket erase(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode);
-  Ticket subscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                   std::uint16_t mode, std::uint16_t actions, Callback callback);
-  Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                     std::uint16_t mode);
+  Ticket subscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode,
+                   std::uint16_t actions, Callback callback);
+  Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode);
   Status sync();
   [[nodiscard]] std::size_t pending() const { return recorded_.size(); }
 
@@ -62,8 +60,8 @@ class Impl {
 
   // Checks a token list and a mode for a searching call; returns the
   // matching mode, or 0 after logging why the input is rejected.
-  std::uint16_t check_query(const char* fn, std::string_view segment,
-                            const std::vector<std::string>& tokens, std::uint16_t mode) const;
+  std::uint16_t check_query(const char* fn, std::string_view segment, const std::vector<std::string>& tokens,
+                            std::uint16_t mode) const;
   void log(const char* fn, const std::string& reason) const;
 
   Comm comm_;
@@ -81,8 +79,8 @@ class Impl {
   // Appends an operation (already encoded into pending_) to the local list.
   Ticket record(Callback callback = {});
   // Applies every rank's operations from the gathered buffer.
-  void apply(const char* all, const std::vector<std::uint64_t>& sizes,
-             const std::vector<std::uint64_t>& offsets, std::vector<Event>& events);
+  void apply(const char* all, const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& offsets,
+             std::vector<Event>& events);
   void check_replicas();
 
   std::vector<char> pending_;

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <new>
@@ -139,8 +139,7 @@ Ticket Impl::define_segment(std::string_view segment, const std::vector<int>& wr
   return record();
 }
 
-Ticket Impl::put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object,
-                 std::uint16_t mode) {
+Ticket Impl::put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object, std::uint16_t mode) {
   if (auto p = segment_problem(segment); !p.empty()) return fail("put", Status::invalid_argument, p);
   if (auto p = token_problem(tokens); !p.empty()) return fail("put", Status::invalid_argument, p);
   if ((mode & ~kAllModeBits) != 0) return fail("put", Status::invalid_argument, "unknown mode bits");
@@ -158,8 +157,8 @@ Ticket Impl::put(std::string_view segment, const std::vector<std::string>& token
   return record();
 }
 
-std::uint16_t Impl::check_query(const char* fn, std::string_view segment,
-                                const std::vector<std::string>& tokens, std::uint16_t mode) const {
+std::uint16_t Impl::check_query(const char* fn, std::string_view segment, const std::vector<std::string>& tokens,
+                                std::uint16_t mode) const {
   std::string problem = segment_problem(segment);
   if (problem.empty()) problem = token_problem(tokens);
   if (problem.empty() && (mode & ~kAllModeBits) != 0) problem = "unknown mode bits";
@@ -183,8 +182,8 @@ Ticket Impl::erase(std::string_view segment, const std::vector<std::string>& tok
   return record();
 }
 
-Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                       std::uint16_t mode, std::uint16_t actions, Callback callback) {
+Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode,
+                       std::uint16_t actions, Callback callback) {
   const std::uint16_t match = check_query("subscribe", segment, tokens, mode);
   if (match == 0) return resolved(Status::invalid_argument);
   if (actions == 0) return fail("subscribe", Status::invalid_argument, "no action to notify");
@@ -198,8 +197,7 @@ Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>&
   return record(std::move(callback));
 }
 
-Ticket Impl::unsubscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                         std::uint16_t mode) {
+Ticket Impl::unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode) {
   const std::uint16_t match = check_query("unsubscribe", segment, tokens, mode);
   if (match == 0) return resolved(Status::invalid_argument);
   Writer out(pending_);
@@ -270,8 +268,8 @@ Status Impl::sync() {
       MPI_Type_contiguous(static_cast<int>(unit), MPI_BYTE, &type);
       MPI_Type_commit(&type);
     }
-    const int rc = MPI_Allgatherv(pending_.data(), counts[static_cast<std::size_t>(rank_)], type,
-                                  all, counts.data(), displs.data(), type, comm);
+    const int rc = MPI_Allgatherv(pending_.data(), counts[static_cast<std::size_t>(rank_)], type, all, counts.data(),
+                                  displs.data(), type, comm);
     if (unit > 1) MPI_Type_free(&type);
     pending_.resize(mine);
     if (rc != MPI_SUCCESS) {
@@ -314,8 +312,8 @@ Status Impl::sync() {
   return Status::ok;
 }
 
-void Impl::apply(const char* all, const std::vector<std::uint64_t>& sizes,
-                 const std::vector<std::uint64_t>& offsets, std::vector<Event>& events) {
+void Impl::apply(const char* all, const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& offsets,
+                 std::vector<Event>& events) {
   std::vector<std::string_view> tokens;
   for (std::size_t r = 0; r < sizes.size(); ++r) {
     const int issuer = static_cast<int>(r);
@@ -369,8 +367,7 @@ void Impl::apply(const char* all, const std::vector<std::uint64_t>& sizes,
           if (own && removed) callbacks_.erase(*removed);
           break;
         }
-        default:
-          throw std::runtime_error("unknown operation kind");
+        default: throw std::runtime_error("unknown operation kind");
       }
       if (own) recorded_.at(seq).outcome->status = st;
       ++seq;
@@ -466,13 +463,12 @@ Result<Registry> Registry::create(MPI_Comm comm, const Options& options) {
     }
   }
   std::vector<int> worlds(static_cast<std::size_t>(size));
-  if (MPI_Allgather(&my_world, 1, MPI_INT, worlds.data(), 1, MPI_INT, dup) != MPI_SUCCESS)
-    return Status::mpi_error;
+  if (MPI_Allgather(&my_world, 1, MPI_INT, worlds.data(), 1, MPI_INT, dup) != MPI_SUCCESS) return Status::mpi_error;
   std::sort(worlds.begin(), worlds.end());
   worlds.erase(std::unique(worlds.begin(), worlds.end()), worlds.end());
 
-  auto impl = std::make_unique<detail::Impl>(std::move(owned), rank, size, options,
-                                             "world." + std::to_string(my_world));
+  auto impl =
+      std::make_unique<detail::Impl>(std::move(owned), rank, size, options, "world." + std::to_string(my_world));
   // Defined directly on every replica (not through a sync): all ranks
   // derive the same list from the allgather above.
   impl->store_.define_segment(universe_segment, {});
@@ -499,12 +495,11 @@ Ticket Registry::put(std::string_view segment, const std::vector<std::string>& t
 Ticket Registry::erase(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode) {
   return impl_->erase(segment, tokens, mode);
 }
-Ticket Registry::subscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                           std::uint16_t mode, std::uint16_t actions, Callback callback) {
+Ticket Registry::subscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode,
+                           std::uint16_t actions, Callback callback) {
   return impl_->subscribe(segment, tokens, mode, actions, std::move(callback));
 }
-Ticket Registry::unsubscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                             std::uint16_t mode) {
+Ticket Registry::unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode) {
   return impl_->unsubscribe(segment, tokens, mode);
 }
 Status Registry::sync() { return impl_->sync(); }
@@ -514,13 +509,9 @@ Result<std::vector<Value>> Registry::get(std::string_view segment, const std::ve
                                          std::uint16_t mode) const {
   return impl_->get(segment, tokens, mode);
 }
-Result<std::vector<std::string>> Registry::index(std::string_view segment) const {
-  return impl_->index(segment);
-}
+Result<std::vector<std::string>> Registry::index(std::string_view segment) const { return impl_->index(segment); }
 std::vector<std::string> Registry::index() const { return impl_->store_.segment_names(); }
-bool Registry::contains_segment(std::string_view segment) const {
-  return impl_->store_.find(segment) != nullptr;
-}
+bool Registry::contains_segment(std::string_view segment) const { return impl_->store_.find(segment) != nullptr; }
 std::uint64_t Registry::digest() const { return impl_->store_.digest(); }
 
 }  // namespace registry

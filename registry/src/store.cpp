@@ -112,8 +112,7 @@ void Segment::drop_token(TokenNode* t) {
   free_tokens.push_back(t);
 }
 
-ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data,
-                                std::size_t size) {
+ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data, std::size_t size) {
   ObjectNode* o = place(arena, ntok, size, size > kArenaDataMax);
   if (o->heap) {
     o->data = new std::byte[size];
@@ -208,14 +207,14 @@ std::vector<std::string> Segment::token_texts() const {
   return out;
 }
 
-bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing,
-                const Key* ob, const Key* oe) {
+bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing, const Key* ob, const Key* oe) {
   auto intersects = [&] {
     const Key* a = qb;
     const Key* b = ob;
     while (a != qe && b != oe) {
       if (*a == *b) return true;
-      if (*a < *b) ++a; else ++b;
+      if (*a < *b) ++a;
+      else ++b;
     }
     return false;
   };
@@ -271,14 +270,13 @@ void Store::notify(const Segment& seg, Action action, const ObjectNode& obj, int
   for (const auto& [id, sub] : seg.subs) {
     if (sub.rank != my_rank_ || (sub.actions & action) == 0) continue;
     if (!matches(seg, sub, obj)) continue;
-    events.push_back(Event{id, action, seg.name, tokens_of(obj),
-                           std::vector<std::byte>(obj.data, obj.data + obj.size), issuer});
+    events.push_back(
+        Event{id, action, seg.name, tokens_of(obj), std::vector<std::byte>(obj.data, obj.data + obj.size), issuer});
   }
 }
 
 Status Store::put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-                  const std::byte* data, std::size_t size, std::uint16_t mode,
-                  std::vector<Event>& events) {
+                  const std::byte* data, std::size_t size, std::uint16_t mode, std::vector<Event>& events) {
   Segment* seg = find_mutable(segment);
   if (seg == nullptr) return Status::not_found;
   if (!seg->may_write(issuer)) return Status::denied;
@@ -365,8 +363,7 @@ Status Store::erase(int issuer, std::string_view segment, const std::vector<std:
 }
 
 Status Store::subscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-                        std::uint16_t match_mode, std::uint16_t actions, std::vector<Event>& events,
-                        SubId* id) {
+                        std::uint16_t match_mode, std::uint16_t actions, std::vector<Event>& events, SubId* id) {
   Segment* seg = find_mutable(segment);
   if (seg == nullptr) return Status::not_found;
   std::vector<std::string> toks(tokens.begin(), tokens.end());
@@ -387,9 +384,7 @@ Status Store::subscribe(int issuer, std::string_view segment, const std::vector<
   std::vector<const ObjectNode*> shared;
   bool computed = false;
   for (const auto& [sid, sub] : seg->subs) {
-    if (sid == new_id || sub.rank != my_rank_ || sub.rank == issuer ||
-        (sub.actions & kAddSubscriber) == 0)
-      continue;
+    if (sid == new_id || sub.rank != my_rank_ || sub.rank == issuer || (sub.actions & kAddSubscriber) == 0) continue;
     if (!computed) {
       match(*seg, match_mode, added.tokens, shared);
       computed = true;

@@ -96,18 +96,18 @@ struct TokenNode {
 
 struct ObjectNode {
   ObjId id;
-  std::uint64_t hash;       // of keys (identity)
-  std::size_t pos;          // index in Segment::order
+  std::uint64_t hash;  // of keys (identity)
+  std::size_t pos;     // index in Segment::order
   std::uint32_t ntok;
-  std::uint32_t size;       // object bytes
-  std::uint32_t cap;        // room at data (0 if data lives on the heap)
+  std::uint32_t size;  // object bytes
+  std::uint32_t cap;   // room at data (0 if data lives on the heap)
   bool dead;
-  bool heap;                // data was allocated with new[] (large objects)
-  std::size_t block;        // arena bytes it keeps live (head, keys, toks, current data room)
-  Key* keys;                // ntok, ascending
-  TokenNode** toks;         // ntok, by token text
+  bool heap;          // data was allocated with new[] (large objects)
+  std::size_t block;  // arena bytes it keeps live (head, keys, toks, current data room)
+  Key* keys;          // ntok, ascending
+  TokenNode** toks;   // ntok, by token text
   std::byte* data;
-  ObjectNode* moved;        // compaction: the copy in the new arena
+  ObjectNode* moved;  // compaction: the copy in the new arena
 
   [[nodiscard]] const Key* keys_begin() const { return keys; }
   [[nodiscard]] const Key* keys_end() const { return keys + ntok; }
@@ -141,8 +141,8 @@ struct Segment {
   std::vector<ObjectNode*> order;
   std::size_t live = 0;
   std::size_t heap_objects = 0;  // live objects whose bytes are on the heap
-  std::size_t live_bytes = 0;  // arena bytes of live blocks
-  std::size_t dead_bytes = 0;  // arena bytes no longer referenced
+  std::size_t live_bytes = 0;    // arena bytes of live blocks
+  std::size_t dead_bytes = 0;    // arena bytes no longer referenced
   Arena arena;
   std::vector<std::unique_ptr<TokenNode[]>> token_chunks;
   std::vector<TokenNode*> free_tokens;
@@ -154,8 +154,7 @@ struct Segment {
   }
   TokenNode* new_token(std::string_view text, std::uint64_t h);
   void drop_token(TokenNode* t);
-  ObjectNode* new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data,
-                         std::size_t size);
+  ObjectNode* new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data, std::size_t size);
   void set_data(ObjectNode* o, const std::byte* data, std::size_t size);
   void compact();
   [[nodiscard]] std::vector<std::string> token_texts() const;
@@ -188,15 +187,13 @@ class Store {
   // (the recording side canonicalises them). Notifications for this rank's
   // subscriptions are appended to `events`.
   Status define_segment(std::string_view name, std::vector<int> writers);
-  Status put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-             const std::byte* data, std::size_t size, std::uint16_t mode,
-             std::vector<Event>& events);
-  Status erase(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-               std::uint16_t match, std::vector<Event>& events);
+  Status put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens, const std::byte* data,
+             std::size_t size, std::uint16_t mode, std::vector<Event>& events);
+  Status erase(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens, std::uint16_t match,
+               std::vector<Event>& events);
   // *id: the subscription's id (new or replaced) on success.
   Status subscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-                   std::uint16_t match, std::uint16_t actions, std::vector<Event>& events,
-                   SubId* id);
+                   std::uint16_t match, std::uint16_t actions, std::vector<Event>& events, SubId* id);
   // *removed: the id of the removed subscription, if any.
   Status unsubscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
                      std::uint16_t match, std::optional<SubId>* removed);
@@ -217,8 +214,7 @@ class Store {
   template <class Tokens>
   static void resolve(const Segment& seg, const Tokens& tokens, Query& q);
   static bool matches(const Segment& seg, const Subscription& sub, const ObjectNode& obj);
-  void notify(const Segment& seg, Action action, const ObjectNode& obj, int issuer,
-              std::vector<Event>& events) const;
+  void notify(const Segment& seg, Action action, const ObjectNode& obj, int issuer, std::vector<Event>& events) const;
 
   int my_rank_;
   SubId next_sub_ = 0;
@@ -228,8 +224,7 @@ class Store {
 
 // Whether an object with sorted keys [ob, oe) matches the sorted query keys
 // [qb, qe) (`missing` query tokens are not in the dictionary at all).
-bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing,
-                const Key* ob, const Key* oe);
+bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t missing, const Key* ob, const Key* oe);
 
 template <class Tokens>
 void Store::resolve(const Segment& seg, const Tokens& tokens, Query& q) {
@@ -259,9 +254,8 @@ void Store::match(const Segment& seg, std::uint16_t mode, const Tokens& tokens, 
     case kXand: {
       if (q.missing != 0) return;
       const std::size_t n = q.keys.size();
-      ObjectNode* o = seg.identity.find(hash_keys(qb, n), [&](const ObjectNode& c) {
-        return c.ntok == n && std::equal(qb, qe, c.keys);
-      });
+      ObjectNode* o = seg.identity.find(hash_keys(qb, n),
+                                        [&](const ObjectNode& c) { return c.ntok == n && std::equal(qb, qe, c.keys); });
       if (o != nullptr) out.push_back(o);
       return;
     }

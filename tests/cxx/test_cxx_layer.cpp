@@ -21,7 +21,8 @@
 namespace {
 
 struct LayerFixture {
-  LayerFixture() : runtime(nullptr, nullptr), me(dartpp::Runtime::myid()), n(static_cast<int>(dartpp::Runtime::size())) {}
+  LayerFixture()
+      : runtime(nullptr, nullptr), me(dartpp::Runtime::myid()), n(static_cast<int>(dartpp::Runtime::size())) {}
   dartpp::Runtime runtime;
   const int me;
   const int n;
@@ -173,10 +174,12 @@ BOOST_AUTO_TEST_CASE(layer_algorithms) {
       // An associative, non-commutative operation shows the order: the
       // composition of affine maps x -> a x + b (mod p).
       dartpp::Array<Affine> maps(size);
-      dartpp::for_each_index(maps.begin(), maps.end(),
-                             [](std::size_t i, Affine& f) { f = Affine{static_cast<long>(i % 5) + 2, value_at(i)}; });
+      dartpp::for_each_index(maps.begin(), maps.end(), [](std::size_t i, Affine& f) {
+        f = Affine{static_cast<long>(i % 5) + 2, value_at(i)};
+      });
       Affine serial{1, 0};
-      for (std::size_t i = 0; i < size; ++i) serial = compose(serial, Affine{static_cast<long>(i % 5) + 2, value_at(i)});
+      for (std::size_t i = 0; i < size; ++i)
+        serial = compose(serial, Affine{static_cast<long>(i % 5) + 2, value_at(i)});
       const Affine folded = dartpp::reduce(maps.begin(), maps.end(), Affine{1, 0}, compose);
       BOOST_CHECK_EQUAL(folded.a, serial.a);
       BOOST_CHECK_EQUAL(folded.b, serial.b);

@@ -86,7 +86,8 @@ using dartpattern::mix;
 // bits, floating-point values are exact (20-bit integers plus 1/4).
 template <class T>
 T pattern(int unit, std::size_t pos, unsigned salt = 0) {
-  const std::uint64_t h = mix((static_cast<std::uint64_t>(unit + 16) << 40) ^ (static_cast<std::uint64_t>(pos) << 8) ^ salt);
+  const std::uint64_t h =
+      mix((static_cast<std::uint64_t>(unit + 16) << 40) ^ (static_cast<std::uint64_t>(pos) << 8) ^ salt);
   if constexpr (std::is_same_v<T, Rec>) {
     return Rec{static_cast<std::int32_t>(h), static_cast<std::int32_t>(h >> 32), static_cast<std::int32_t>(h >> 16)};
   } else if constexpr (std::is_same_v<T, Affine>) {
@@ -126,7 +127,8 @@ void check_elements(const T* got, std::size_t count, Expect&& expect, const std:
 template <class T>
 void check_elements(const std::vector<T>& got, const std::vector<T>& expect, const std::string& what) {
   BOOST_REQUIRE_EQUAL(got.size(), expect.size());
-  check_elements(got.data(), got.size(), [&](std::size_t i) { return expect[i]; }, what);
+  check_elements(
+      got.data(), got.size(), [&](std::size_t i) { return expect[i]; }, what);
 }
 
 // A commutative user operation on int: sum modulo userdata->mod.

@@ -168,32 +168,37 @@ struct BadInputFixture : PlainDartFixture {
 
 // `call` (the remaining arguments) returns exactly `expected` and writes
 // exactly one error line naming this unit and `fn`.
-#define CHECK_REJECTED(expected, fn, ...)                                                                              \
-  do {                                                                                                                 \
-    const int unit_ = dartcheck::log_unit();                                                                           \
-    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                   \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));                         \
-    const std::string p_ = dartcheck::log_problem(o_.log, fn, unit_);                                                  \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ ": " << p_); \
+#define CHECK_REJECTED(expected, fn, ...)                                                                        \
+  do {                                                                                                           \
+    const int unit_ = dartcheck::log_unit();                                                                     \
+    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });             \
+    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << mpitest::world_rank() << dartcheck::ctx()                \
+                                                     << ": " #__VA_ARGS__ " returned " << o_.rc << ", expected " \
+                                                     << (expected));                                             \
+    const std::string p_ = dartcheck::log_problem(o_.log, fn, unit_);                                            \
+    BOOST_CHECK_MESSAGE(p_.empty(),                                                                              \
+                        "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ ": " << p_);   \
   } while (0)
 
 // As CHECK_REJECTED, but any code other than DART_OK is acceptable.
-#define CHECK_FAILS(fn, ...)                                                                                           \
-  do {                                                                                                                 \
-    const int unit_ = dartcheck::log_unit();                                                                           \
-    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                   \
-    BOOST_CHECK_MESSAGE(o_.rc != DART_OK, "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ " returned DART_OK"); \
-    const std::string p_ = dartcheck::log_problem(o_.log, fn, unit_);                                                  \
-    BOOST_CHECK_MESSAGE(p_.empty(), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ ": " << p_); \
+#define CHECK_FAILS(fn, ...)                                                                                   \
+  do {                                                                                                         \
+    const int unit_ = dartcheck::log_unit();                                                                   \
+    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });           \
+    BOOST_CHECK_MESSAGE(o_.rc != DART_OK, "rank " << mpitest::world_rank() << dartcheck::ctx()                 \
+                                                  << ": " #__VA_ARGS__ " returned DART_OK");                   \
+    const std::string p_ = dartcheck::log_problem(o_.log, fn, unit_);                                          \
+    BOOST_CHECK_MESSAGE(p_.empty(),                                                                            \
+                        "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ ": " << p_); \
   } while (0)
 
 // `call` returns exactly `expected` and writes nothing to stderr.
-#define CHECK_SILENT(expected, ...)                                                                                    \
-  do {                                                                                                                 \
-    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });                   \
-    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ " returned " \
-                                                     << o_.rc << ", expected " << (expected));                         \
-    BOOST_CHECK_MESSAGE(o_.log.empty(), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__      \
-                                                << " should be silent but wrote \"" << o_.log << "\"");                \
+#define CHECK_SILENT(expected, ...)                                                                               \
+  do {                                                                                                            \
+    const dartcheck::Outcome o_ = dartcheck::capture([&]() -> dart_ret_t { return (__VA_ARGS__); });              \
+    BOOST_CHECK_MESSAGE(o_.rc == (expected), "rank " << mpitest::world_rank() << dartcheck::ctx()                 \
+                                                     << ": " #__VA_ARGS__ " returned " << o_.rc << ", expected "  \
+                                                     << (expected));                                              \
+    BOOST_CHECK_MESSAGE(o_.log.empty(), "rank " << mpitest::world_rank() << dartcheck::ctx() << ": " #__VA_ARGS__ \
+                                                << " should be silent but wrote \"" << o_.log << "\"");           \
   } while (0)

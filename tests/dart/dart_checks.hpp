@@ -23,19 +23,18 @@
 #endif
 
 // Each argument is evaluated once.
-#define RANKED_OK(LEVEL, ...)                                                                    \
-  do {                                                                                           \
-    const dart_ret_t rc_ = (__VA_ARGS__);                                                        \
-    BOOST_##LEVEL##_MESSAGE(rc_ == DART_OK, "rank " << mpitest::world_rank() << CTX_ << ": "     \
-                                                    << #__VA_ARGS__ " returned " << rc_          \
-                                                    << ", expected DART_OK");                    \
+#define RANKED_OK(LEVEL, ...)                                                                                     \
+  do {                                                                                                            \
+    const dart_ret_t rc_ = (__VA_ARGS__);                                                                         \
+    BOOST_##LEVEL##_MESSAGE(rc_ == DART_OK, "rank " << mpitest::world_rank() << CTX_ << ": "                      \
+                                                    << #__VA_ARGS__ " returned " << rc_ << ", expected DART_OK"); \
   } while (0)
-#define RANKED_EQ(LEVEL, a, b)                                                                   \
-  do {                                                                                           \
-    const auto a_ = (a);                                                                         \
-    const auto b_ = (b);                                                                         \
-    BOOST_##LEVEL##_MESSAGE(a_ == b_, "rank " << mpitest::world_rank() << CTX_ << ": " #a " == " \
-                                              #b " failed [" << a_ << " != " << b_ << "]");      \
+#define RANKED_EQ(LEVEL, a, b)                                                                                        \
+  do {                                                                                                                \
+    const auto a_ = (a);                                                                                              \
+    const auto b_ = (b);                                                                                              \
+    BOOST_##LEVEL##_MESSAGE(a_ == b_, "rank " << mpitest::world_rank() << CTX_ << ": " #a " == " #b " failed [" << a_ \
+                                              << " != " << b_ << "]");                                                \
   } while (0)
 #define CHECK_OK(...) RANKED_OK(CHECK, __VA_ARGS__)
 #define REQUIRE_OK(...) RANKED_OK(REQUIRE, __VA_ARGS__)
@@ -77,8 +76,8 @@ class Units {
         n(mpitest::world_size()),
         right((me + 1) % n),
         left((me + n - 1) % n),
-        rank_context_(boost::unit_test::framework::add_context(BOOST_TEST_LAZY_MSG("rank " << me << " of " << n),
-                                                               true)) {}
+        rank_context_(
+            boost::unit_test::framework::add_context(BOOST_TEST_LAZY_MSG("rank " << me << " of " << n), true)) {}
   ~Units() { boost::unit_test::framework::clear_context(rank_context_); }
   Units(const Units&) = delete;
   Units& operator=(const Units&) = delete;

@@ -21,18 +21,52 @@
 namespace dartpattern {
 
 // The basic DART type of a C++ type (std::uint8_t is unsigned char).
-template <class T> constexpr dart_datatype_t dart_type_of();
-template <> constexpr dart_datatype_t dart_type_of<unsigned char>() { return DART_TYPE_BYTE; }
-template <> constexpr dart_datatype_t dart_type_of<short>() { return DART_TYPE_SHORT; }
-template <> constexpr dart_datatype_t dart_type_of<int>() { return DART_TYPE_INT; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned>() { return DART_TYPE_UINT; }
-template <> constexpr dart_datatype_t dart_type_of<long>() { return DART_TYPE_LONG; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned long>() { return DART_TYPE_ULONG; }
-template <> constexpr dart_datatype_t dart_type_of<long long>() { return DART_TYPE_LONGLONG; }
-template <> constexpr dart_datatype_t dart_type_of<unsigned long long>() { return DART_TYPE_ULONGLONG; }
-template <> constexpr dart_datatype_t dart_type_of<float>() { return DART_TYPE_FLOAT; }
-template <> constexpr dart_datatype_t dart_type_of<double>() { return DART_TYPE_DOUBLE; }
-template <> constexpr dart_datatype_t dart_type_of<long double>() { return DART_TYPE_LONG_DOUBLE; }
+template <class T>
+constexpr dart_datatype_t dart_type_of();
+template <>
+constexpr dart_datatype_t dart_type_of<unsigned char>() {
+  return DART_TYPE_BYTE;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<short>() {
+  return DART_TYPE_SHORT;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<int>() {
+  return DART_TYPE_INT;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<unsigned>() {
+  return DART_TYPE_UINT;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<long>() {
+  return DART_TYPE_LONG;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<unsigned long>() {
+  return DART_TYPE_ULONG;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<long long>() {
+  return DART_TYPE_LONGLONG;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<unsigned long long>() {
+  return DART_TYPE_ULONGLONG;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<float>() {
+  return DART_TYPE_FLOAT;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<double>() {
+  return DART_TYPE_DOUBLE;
+}
+template <>
+constexpr dart_datatype_t dart_type_of<long double>() {
+  return DART_TYPE_LONG_DOUBLE;
+}
 
 inline std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
   x += 0x9e3779b97f4a7c15ull;
@@ -52,8 +86,7 @@ T pattern(int writer, std::uint64_t i, int salt) {
   const std::uint64_t h = hash(writer, i, salt);
   if constexpr (std::is_floating_point_v<T>)
     return static_cast<T>(h >> 11);  // 53 bits: exact in double and long double
-  else
-    return static_cast<T>(h);
+  else return static_cast<T>(h);
 }
 
 // What the owner stores around (or before) the ranges others write.

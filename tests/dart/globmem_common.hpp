@@ -26,8 +26,8 @@
 
 namespace globmemtest {
 
-using dartcheck::QuietDart;
 using dartcheck::at;
+using dartcheck::QuietDart;
 using dartcheck::slow_ranks;
 
 // ---- fixture -----------------------------------------------------------------
@@ -46,8 +46,8 @@ using dartpattern::verify;
 
 inline std::string str(const dart_gptr_t& g) {
   std::ostringstream os;
-  os << "{unit " << g.unitid << ", flags " << g.flags << ", seg " << g.segid << ", team " << g.teamid
-     << ", offset " << g.addr_or_offs.offset << "}";
+  os << "{unit " << g.unitid << ", flags " << g.flags << ", seg " << g.segid << ", team " << g.teamid << ", offset "
+     << g.addr_or_offs.offset << "}";
   return os.str();
 }
 
@@ -68,23 +68,22 @@ inline std::vector<dart_gptr_t> allgather(const std::vector<dart_gptr_t>& mine) 
 // pass: {teamid 0, unitid 0, offset 0, flags 0, segid != 0}, and the same
 // segid on every rank. Collective (one MPI_Allreduce).
 inline void check_collective_gptr(const dart_gptr_t& g, int me, const std::string& what) {
-  BOOST_CHECK_MESSAGE(g.teamid == DART_TEAM_ALL && g.unitid == 0 && g.addr_or_offs.offset == 0 &&
-                          g.flags == 0 && g.segid != 0,
-                      "rank " << me << ": " << what << " returned " << str(g)
-                              << ", expected {unit 0, flags 0, seg != 0, team 0, offset 0}");
+  BOOST_CHECK_MESSAGE(
+      g.teamid == DART_TEAM_ALL && g.unitid == 0 && g.addr_or_offs.offset == 0 && g.flags == 0 && g.segid != 0,
+      "rank " << me << ": " << what << " returned " << str(g)
+              << ", expected {unit 0, flags 0, seg != 0, team 0, offset 0}");
   int in[2] = {g.segid, -g.segid};
   int out[2] = {0, 0};
   MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   BOOST_CHECK_MESSAGE(out[0] == -out[1], "rank " << me << ": " << what << ": segment ids differ across ranks (max "
-                                                 << out[0] << ", min " << -out[1] << ", mine " << g.segid
-                                                 << ")");
+                                                 << out[0] << ", min " << -out[1] << ", mine " << g.segid << ")");
 }
 
 inline void* addr_of(const dart_gptr_t& g, int me, const std::string& what) {
   void* p = reinterpret_cast<void*>(std::uintptr_t{1});
   const dart_ret_t rc = dart_gptr_getaddr(g, &p);
-  BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": dart_gptr_getaddr(" << str(g) << ") for " << what
-                                             << " returned " << rc);
+  BOOST_CHECK_MESSAGE(rc == DART_OK,
+                      "rank " << me << ": dart_gptr_getaddr(" << str(g) << ") for " << what << " returned " << rc);
   return rc == DART_OK ? p : nullptr;
 }
 

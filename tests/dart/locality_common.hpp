@@ -185,7 +185,8 @@ inline Domain* make_tree() {
   for (const auto& inner : shape) {
     Domain* mid = make_domain(DART_LOCALITY_SCOPE_NUMA);
     CHECK_OK(dart_domain_add_subdomain(root, mid, -1));
-    for (const auto& leaf : inner) CHECK_OK(dart_domain_add_subdomain(mid, make_domain(DART_LOCALITY_SCOPE_CORE, leaf), -1));
+    for (const auto& leaf : inner)
+      CHECK_OK(dart_domain_add_subdomain(mid, make_domain(DART_LOCALITY_SCOPE_CORE, leaf), -1));
   }
   return root;
 }
@@ -254,29 +255,40 @@ struct XmlTopology {
   int system_mib, numa_mib;
   XmlUnit unit[4];  // node ranks 0..3
   // For n = 1..4 units (index n-1):
-  const char* leaf_tag[4][4];   // [n-1][unit]: dart_unit_locality_t::domain_tag
-  int unit_cores[4][4];         // [n-1][unit]: hwinfo.num_cores in the unit table (leaf's share)
-  int per_level[4][9];          // [n-1][level]: domains per tree level (GLOBAL .. CORE)
+  const char* leaf_tag[4][4];         // [n-1][unit]: dart_unit_locality_t::domain_tag
+  int unit_cores[4][4];               // [n-1][unit]: hwinfo.num_cores in the unit table (leaf's share)
+  int per_level[4][9];                // [n-1][level]: domains per tree level (GLOBAL .. CORE)
   std::vector<int> numa_index[4];     // NUMA domains' global_index, pre-order
   std::vector<int> package_index[4];  // PACKAGE domains' global_index, pre-order
   std::vector<int> core_index[4];     // CORE domains' global_index, pre-order
-  int numa_cores[4];            // num_cores of each NUMA domain
-  int l3_symmetric[4];          // is_symmetric of the first L3 domain
+  int numa_cores[4];                  // num_cores of each NUMA domain
+  int l3_symmetric[4];                // is_symmetric of the first L3 domain
 };
 
 // Scopes of the levels below the root, for both files: hwloc's Group
 // objects (two_socket_numa.xml) have no DART scope and are skipped, L1i
 // caches are not loaded, and NUMA is outermost (spec 5.2: scopes never
 // decrease from root to leaf).
-inline const dart_locality_scope_t kXmlLevelScope[9] = {
-    DART_LOCALITY_SCOPE_GLOBAL,  DART_LOCALITY_SCOPE_NODE,  DART_LOCALITY_SCOPE_MODULE,
-    DART_LOCALITY_SCOPE_NUMA,    DART_LOCALITY_SCOPE_PACKAGE, DART_LOCALITY_SCOPE_CACHE /* L3 */,
-    DART_LOCALITY_SCOPE_CACHE /* L2 */, DART_LOCALITY_SCOPE_CACHE /* L1d */, DART_LOCALITY_SCOPE_CORE};
+inline const dart_locality_scope_t kXmlLevelScope[9] = {DART_LOCALITY_SCOPE_GLOBAL,
+                                                        DART_LOCALITY_SCOPE_NODE,
+                                                        DART_LOCALITY_SCOPE_MODULE,
+                                                        DART_LOCALITY_SCOPE_NUMA,
+                                                        DART_LOCALITY_SCOPE_PACKAGE,
+                                                        DART_LOCALITY_SCOPE_CACHE /* L3 */,
+                                                        DART_LOCALITY_SCOPE_CACHE /* L2 */,
+                                                        DART_LOCALITY_SCOPE_CACHE /* L1d */,
+                                                        DART_LOCALITY_SCOPE_CORE};
 
 inline const XmlTopology kTwoSocket = {
     "two_socket_numa.xml",
     // 2 packages x (L3 32 MiB, 2 NUMA nodes of 16 GiB x 4 cores (L2 1 MiB, L1d 48 KiB) x 2 PUs)
-    16, 4, 2, 2, {49152, 1048576, 33554432}, 65536, 16384,
+    16,
+    4,
+    2,
+    2,
+    {49152, 1048576, 33554432},
+    65536,
+    16384,
     // Package 0, then package 1 (empty), then NUMA 1 of package 0 (NUMA 0
     // has a unit), then NUMA 3; the first PU of each core (logical 2c).
     {{0, 0, 0, 0, 0, 0, 0}, {8, 16, 2, 1, 8, 8, 1}, {4, 8, 1, 0, 4, 4, 0}, {12, 24, 3, 1, 12, 12, 1}},
@@ -288,7 +300,10 @@ inline const XmlTopology kTwoSocket = {
      {".0.0.0.0.0.0.0.0", ".0.0.2.0.0.0.0.0", ".0.0.1.0.0.0.0.0", ".0.0.3.0.0.0.0.0"}},
     // 16 cores shared out by units: 16, 8, 16/3 = 5, 4.
     {{16}, {8, 8}, {5, 5, 5}, {4, 4, 4, 4}},
-    {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 3, 3, 3, 3, 3, 3}, {1, 1, 1, 4, 4, 4, 4, 4, 4}},
+    {{1, 1, 1, 1, 1, 1, 1, 1, 1},
+     {1, 1, 1, 2, 2, 2, 2, 2, 2},
+     {1, 1, 1, 3, 3, 3, 3, 3, 3},
+     {1, 1, 1, 4, 4, 4, 4, 4, 4}},
     {{0}, {0, 2}, {0, 1, 2}, {0, 1, 2, 3}},
     {{0}, {0, 1}, {0, 0, 1}, {0, 0, 1, 1}},  // a package appears below each of its NUMA nodes
     {{0}, {0, 8}, {0, 4, 8}, {0, 4, 8, 12}},
@@ -300,7 +315,13 @@ inline const XmlTopology kSingleSocket = {
     "single_socket.xml",
     // 1 package, 1 NUMA node of 8 GiB, L3 8 MiB, 2 L2 of 2 MiB each shared
     // by 2 cores (L1d 32 KiB), 1 PU per core.
-    4, 1, 1, 1, {32768, 2097152, 8388608}, 8192, 8192,
+    4,
+    1,
+    1,
+    1,
+    {32768, 2097152, 8388608},
+    8192,
+    8192,
     // L2 0, L2 1, L2 0 (second core), L2 1 (second core).
     {{0, 0, 0, 0, 0, 0, 0}, {2, 2, 0, 0, 2, 1, 0}, {1, 1, 0, 0, 1, 0, 0}, {3, 3, 0, 0, 3, 1, 0}},
     {{".0.0.0.0.0.0.0.0"},
@@ -310,7 +331,10 @@ inline const XmlTopology kSingleSocket = {
     // n = 3: L2 0 holds 2 of 3 units: 4 * 2 / 3 = 2 cores, 1 per unit;
     // L2 1 holds 1: 4 / 3 = 1.
     {{4}, {2, 2}, {1, 1, 1}, {1, 1, 1, 1}},
-    {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 2, 3, 3}, {1, 1, 1, 1, 1, 1, 2, 4, 4}},
+    {{1, 1, 1, 1, 1, 1, 1, 1, 1},
+     {1, 1, 1, 1, 1, 1, 2, 2, 2},
+     {1, 1, 1, 1, 1, 1, 2, 3, 3},
+     {1, 1, 1, 1, 1, 1, 2, 4, 4}},
     {{0}, {0}, {0}, {0}},
     {{0}, {0}, {0}, {0}},
     {{0}, {0, 2}, {0, 1, 2}, {0, 1, 2, 3}},

@@ -126,9 +126,9 @@ enum class Completion {
   TestallLocal,
   HandleFree,
 };
-inline const Completion kCompletions[] = {Completion::Wait,      Completion::Waitall,  Completion::WaitLocal,
-                                   Completion::WaitallLocal, Completion::Test,  Completion::TestLocal,
-                                   Completion::Testall,   Completion::TestallLocal, Completion::HandleFree};
+inline const Completion kCompletions[] = {Completion::Wait,         Completion::Waitall,      Completion::WaitLocal,
+                                          Completion::WaitallLocal, Completion::Test,         Completion::TestLocal,
+                                          Completion::Testall,      Completion::TestallLocal, Completion::HandleFree};
 inline const char* name(Completion c) {
   switch (c) {
     case Completion::Wait: return "dart_wait";
@@ -152,19 +152,15 @@ inline bool completes_remotely(Completion c) {
 // `seg` names the segment for the flush that the local-only forms and
 // dart_handle_free need (remote = true: a put, completed by dart_flush_all).
 inline void complete(std::vector<dart_handle_t>& hs, Completion how, const dart_gptr_t& seg, bool remote, int me,
-              const std::string& what) {
+                     const std::string& what) {
   const std::string ctx = what + " completed by " + name(how);
   switch (how) {
     case Completion::Wait:
     case Completion::WaitLocal:
       for (dart_handle_t& h : hs) CHECK_OK(how == Completion::Wait ? dart_wait(&h) : dart_wait_local(&h));
       break;
-    case Completion::Waitall:
-      CHECK_OK(dart_waitall(hs.data(), hs.size()));
-      break;
-    case Completion::WaitallLocal:
-      CHECK_OK(dart_waitall_local(hs.data(), hs.size()));
-      break;
+    case Completion::Waitall: CHECK_OK(dart_waitall(hs.data(), hs.size())); break;
+    case Completion::WaitallLocal: CHECK_OK(dart_waitall_local(hs.data(), hs.size())); break;
     case Completion::Test:
     case Completion::TestLocal:
       for (dart_handle_t& h : hs) {

@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -41,8 +41,8 @@
 
 namespace {
 
-using dartcheck::QuietDart;
 using dartcheck::at;
+using dartcheck::QuietDart;
 using dartcheck::slow_ranks;
 
 // ---- fixtures -------------------------------------------------------------------
@@ -247,10 +247,8 @@ void every_operation(const DartFixture& f, const char* tname_, int salt, Reg reg
 
   dart_gptr_t seg = DART_GPTR_NULL;
   RegStorage<T> reg_buf(reg, portion);
-  if (registered)
-    REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, portion, dt, reg_buf.data(), &seg));
-  else
-    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, portion, dt, &seg));
+  if (registered) REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, portion, dt, reg_buf.data(), &seg));
+  else REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, portion, dt, &seg));
   T* mine = own<T>(seg, f.me);
   for (std::size_t o = 0; o < ops.size(); ++o)
     for (int v = 0; v < kVariants; ++v)
@@ -356,10 +354,8 @@ void every_operation(const DartFixture& f, const char* tname_, int salt, Reg reg
   }
   owner_side.report(f.me);
   f.barrier();
-  if (registered)
-    CHECK_OK(dart_team_memderegister(seg));
-  else
-    CHECK_OK(dart_team_memfree(seg));
+  if (registered) CHECK_OK(dart_team_memderegister(seg));
+  else CHECK_OK(dart_team_memfree(seg));
 }
 
 // ---- compare-and-swap --------------------------------------------------------------
@@ -373,10 +369,8 @@ void cas_ring(const DartFixture& f, const char* tname_, int salt, Reg reg = Reg:
   constexpr std::size_t kN = 6;
   dart_gptr_t seg = DART_GPTR_NULL;
   RegStorage<T> reg_buf(reg, kN);
-  if (registered)
-    REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, kN, dt, reg_buf.data(), &seg));
-  else
-    REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, kN, dt, &seg));
+  if (registered) REQUIRE_OK(dart_team_memregister_aligned(DART_TEAM_ALL, kN, dt, reg_buf.data(), &seg));
+  else REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, kN, dt, &seg));
   T* mine = own<T>(seg, f.me);
   auto init = [&](int owner, std::size_t i) { return bits<T>(owner, i, salt); };
   auto repl = [&](int writer, std::size_t i) {
@@ -425,10 +419,8 @@ void cas_ring(const DartFixture& f, const char* tname_, int salt, Reg reg = Reg:
   }
   owner_side.report(f.me);
   f.barrier();
-  if (registered)
-    CHECK_OK(dart_team_memderegister(seg));
-  else
-    CHECK_OK(dart_team_memfree(seg));
+  if (registered) CHECK_OK(dart_team_memderegister(seg));
+  else CHECK_OK(dart_team_memfree(seg));
 }
 
 // ---- hammering one location -----------------------------------------------------
@@ -714,7 +706,8 @@ BOOST_AUTO_TEST_CASE(local_pool_and_registered_memory) {
   const dart_gptr_t c = at(blocks[0], 0, 2 * sizeof(long));
   const long add = me + 1;
   std::vector<long> seen(50);
-  for (int k = 0; k < 50; ++k) CHECK_OK(dart_fetch_and_op(c, &add, &seen[static_cast<std::size_t>(k)], DART_TYPE_LONG, DART_OP_SUM));
+  for (int k = 0; k < 50; ++k)
+    CHECK_OK(dart_fetch_and_op(c, &add, &seen[static_cast<std::size_t>(k)], DART_TYPE_LONG, DART_OP_SUM));
   CHECK_OK(dart_flush(c));
   for (int k = 1; k < 50; ++k)  // this unit's own additions are ordered
     CHECK_RANK(seen[static_cast<std::size_t>(k)] >= seen[static_cast<std::size_t>(k) - 1] + add);

@@ -28,10 +28,10 @@ namespace {
 
 int rank() { return mpitest::world_rank(); }
 
-using dartcheck::Outcome;
 using dartcheck::capture;
 using dartcheck::ctx;
 using dartcheck::g_context;
+using dartcheck::Outcome;
 
 // DART initialised for one test case.
 struct Dart : dartcheck::BadInputFixture {
@@ -62,7 +62,7 @@ BOOST_FIXTURE_TEST_CASE(capture_helper_and_silent_accepted_calls, Dart) {
   const Outcome raw = capture([]() -> dart_ret_t {
     const char msg[] = "raw line\n";
     return ::write(STDERR_FILENO, msg, sizeof msg - 1) == static_cast<ssize_t>(sizeof msg - 1) ? DART_OK
-                                                                                              : DART_ERR_OTHER;
+                                                                                               : DART_ERR_OTHER;
   });
   CHECK_OK(raw.rc);
   BOOST_CHECK_MESSAGE(raw.log == "raw line\n", "rank " << rank() << ": capture read back \"" << raw.log << "\"");
@@ -130,11 +130,14 @@ BOOST_FIXTURE_TEST_CASE(unknown_teams, Dart) {
     BOOST_CHECK_MESSAGE(size == 4711, "rank " << rank() << ctx() << ": dart_team_size wrote " << size);
     dart_team_unit_t tid{42};
     CHECK_REJECTED(DART_ERR_INVAL, "dart_team_myid", dart_team_myid(team, &tid));
-    BOOST_CHECK_MESSAGE(tid.id == DART_UNDEFINED_UNIT_ID, "rank " << rank() << ctx() << ": dart_team_myid wrote " << tid.id);
+    BOOST_CHECK_MESSAGE(tid.id == DART_UNDEFINED_UNIT_ID,
+                        "rank " << rank() << ctx() << ": dart_team_myid wrote " << tid.id);
     // Collective on a team nobody belongs to: rejected locally everywhere.
     dart_gptr_t g = lg;
-    CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memalloc_aligned", dart_team_memalloc_aligned(team, 4, DART_TYPE_INT, &g));
-    BOOST_CHECK_MESSAGE(is_null(g), "rank " << rank() << ctx() << ": gptr not DART_GPTR_NULL after a failed allocation");
+    CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memalloc_aligned",
+                   dart_team_memalloc_aligned(team, 4, DART_TYPE_INT, &g));
+    BOOST_CHECK_MESSAGE(is_null(g),
+                        "rank " << rank() << ctx() << ": gptr not DART_GPTR_NULL after a failed allocation");
     CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memregister_aligned",
                    dart_team_memregister_aligned(team, 4, DART_TYPE_INT, buf, &g));
     CHECK_REJECTED(DART_ERR_INVAL, "dart_barrier", dart_barrier(team));
@@ -305,7 +308,7 @@ BOOST_FIXTURE_TEST_CASE(free_of_memory_never_allocated, Dart) {
   CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memfree", dart_team_memfree(bogus_seg));
 
   // Pointers of the wrong kind for the free function.
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_memfree", dart_memfree(at(tg, me)));  // a team segment
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_memfree", dart_memfree(at(tg, me)));    // a team segment
   CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memfree", dart_team_memfree(lg));  // the local pool
   int reg[4] = {};
   CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memderegister", dart_team_memderegister(tg));  // an allocation
@@ -344,7 +347,8 @@ BOOST_FIXTURE_TEST_CASE(memfree_of_another_units_block, Dart) {
   // release the caller's own block at that offset.
   dart_gptr_t mine = local_ints(4);
   std::vector<dart_gptr_t> all(static_cast<size_t>(n));
-  REQUIRE_EQ(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD), MPI_SUCCESS);
+  REQUIRE_EQ(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD),
+             MPI_SUCCESS);
   if (n == 1) {
     BOOST_TEST_MESSAGE("single unit: no other unit's block to free");
   }
@@ -362,8 +366,8 @@ BOOST_FIXTURE_TEST_CASE(memfree_of_another_units_block, Dart) {
   dart_gptr_t ablock = DART_GPTR_NULL;
   REQUIRE_OK(dart_allocator_alloc(4, DART_TYPE_INT, &ablock, alloc));
   std::vector<dart_gptr_t> ablocks(static_cast<size_t>(n));
-  REQUIRE_EQ(MPI_Allgather(&ablock, sizeof ablock, MPI_BYTE, ablocks.data(), sizeof ablock, MPI_BYTE,
-                                    MPI_COMM_WORLD), MPI_SUCCESS);
+  REQUIRE_EQ(MPI_Allgather(&ablock, sizeof ablock, MPI_BYTE, ablocks.data(), sizeof ablock, MPI_BYTE, MPI_COMM_WORLD),
+             MPI_SUCCESS);
   for (int u = 0; u < n; ++u) {
     if (u == me) continue;
     g_context = "allocator block of unit " + std::to_string(u);
@@ -415,7 +419,8 @@ BOOST_FIXTURE_TEST_CASE(invalid_data_types, Dart) {
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   int in[4] = {-1, -1, -1, -1};
   CHECK_OK(dart_get_blocking(in, at(fresh, me), 4, DART_TYPE_INT, DART_TYPE_INT));
-  for (int v : in) BOOST_CHECK_MESSAGE(v == left, "rank " << rank() << ": got " << v << " from the left, expected " << left);
+  for (int v : in)
+    BOOST_CHECK_MESSAGE(v == left, "rank " << rank() << ": got " << v << " from the left, expected " << left);
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   CHECK_OK(dart_team_memfree(fresh));
   CHECK_OK(dart_team_memfree(tg));
@@ -449,7 +454,8 @@ BOOST_FIXTURE_TEST_CASE(collective_allocation_with_bad_arguments_on_one_rank, Da
     } else {
       CHECK_FAILS("dart_team_memalloc_aligned", dart_team_memalloc_aligned(DART_TEAM_ALL, nelem, type, &g));
     }
-    BOOST_CHECK_MESSAGE(is_null(g), "rank " << rank() << ctx() << ": gptr not DART_GPTR_NULL after a failed allocation");
+    BOOST_CHECK_MESSAGE(is_null(g),
+                        "rank " << rank() << ctx() << ": gptr not DART_GPTR_NULL after a failed allocation");
     if (!is_null(g)) CHECK_OK(dart_team_memfree(g));  // keeps the ranks in step if it happened
 
     g = DART_GPTR_NULL;
@@ -493,10 +499,8 @@ BOOST_FIXTURE_TEST_CASE(team_memfree_with_a_bad_pointer_on_one_rank, Dart) {
   dart_gptr_t bogus = g;
   bogus.segid = 1234;
   g_context = "bad pointer on rank " + std::to_string(bad_rank) + " only";
-  if (me == bad_rank)
-    CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memfree", dart_team_memfree(bogus));
-  else
-    CHECK_FAILS("dart_team_memfree", dart_team_memfree(g));
+  if (me == bad_rank) CHECK_REJECTED(DART_ERR_INVAL, "dart_team_memfree", dart_team_memfree(bogus));
+  else CHECK_FAILS("dart_team_memfree", dart_team_memfree(g));
   g_context.clear();
   // Still allocated everywhere: a ring of puts into it works.
   int out[4] = {me, me, me, me};
@@ -534,16 +538,18 @@ BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
   };
   // Starting at the end, straddling the end, far beyond it, and "negative"
   // (an offset decremented below 0 wraps around).
-  const Access team_bad[] = {{kBytes, 1}, {kBytes - sizeof(int), 2}, {0, 9}, {std::uint64_t{1} << 62, 1},
-                             {~std::uint64_t{0} - 3, 1}};
+  const Access team_bad[] = {
+      {kBytes, 1}, {kBytes - sizeof(int), 2}, {0, 9}, {std::uint64_t{1} << 62, 1}, {~std::uint64_t{0} - 3, 1}};
   for (const dart_gptr_t& seg : segments) {
     for (const int unit : {me, right}) {
       for (const Access& a : team_bad) {
         g_context = "segment " + std::to_string(seg.segid) + ", unit " + std::to_string(unit) + ", offset " +
                     std::to_string(a.offset) + ", " + std::to_string(a.nelem) + " ints";
         const dart_gptr_t g = at(seg, unit, a.offset);
-        CHECK_REJECTED(DART_ERR_INVAL, "dart_put_blocking", dart_put_blocking(g, buf, a.nelem, DART_TYPE_INT, DART_TYPE_INT));
-        CHECK_REJECTED(DART_ERR_INVAL, "dart_get_blocking", dart_get_blocking(buf, g, a.nelem, DART_TYPE_INT, DART_TYPE_INT));
+        CHECK_REJECTED(DART_ERR_INVAL, "dart_put_blocking",
+                       dart_put_blocking(g, buf, a.nelem, DART_TYPE_INT, DART_TYPE_INT));
+        CHECK_REJECTED(DART_ERR_INVAL, "dart_get_blocking",
+                       dart_get_blocking(buf, g, a.nelem, DART_TYPE_INT, DART_TYPE_INT));
       }
     }
   }
@@ -571,8 +577,7 @@ BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
   // writes there).
   CHECK_OK(dart_put_blocking(at(tg, me, kBytes - sizeof(int)), buf, 1, DART_TYPE_INT, DART_TYPE_INT));
   CHECK_OK(dart_get_blocking(buf, at(tg, me, kBytes - sizeof(int)), 1, DART_TYPE_INT, DART_TYPE_INT));
-  if (have_rg)
-    CHECK_OK(dart_put_blocking(at(rg, me, kBytes - sizeof(int)), buf, 1, DART_TYPE_INT, DART_TYPE_INT));
+  if (have_rg) CHECK_OK(dart_put_blocking(at(rg, me, kBytes - sizeof(int)), buf, 1, DART_TYPE_INT, DART_TYPE_INT));
 
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   if (have_rg) CHECK_OK(dart_team_memderegister(rg));

@@ -50,7 +50,8 @@ void check_rooted(const TeamView& t, dart_datatype_t dt, const std::string& name
     std::vector<T> buf(k);
     for (std::size_t i = 0; i < k; ++i) buf[i] = at_root ? pattern<T>(root, i) : sentinel<T>(i);
     CHECK_OK(dart_bcast(buf.data(), k, dt, troot, t.id));
-    check_elements(buf.data(), k, [&](std::size_t i) { return pattern<T>(root, i); }, "dart_bcast " + c);
+    check_elements(
+        buf.data(), k, [&](std::size_t i) { return pattern<T>(root, i); }, "dart_bcast " + c);
 
     // scatter: sendbuf NULL off the root.
     std::vector<T> recv = sentinels<T>(k);
@@ -59,12 +60,10 @@ void check_rooted(const TeamView& t, dart_datatype_t dt, const std::string& name
     // scatter with the root's block in place.
     recv = sentinels<T>(k);
     std::vector<T> send = blocks;
-    CHECK_OK(dart_scatter(at_root ? send.data() : nullptr, at_root ? send.data() + r * k : recv.data(), k, dt, troot,
-                          t.id));
-    if (at_root)
-      check_elements(send, blocks, "dart_scatter in place " + c);
-    else
-      check_elements(recv.data(), k, own, "dart_scatter in place " + c);
+    CHECK_OK(
+        dart_scatter(at_root ? send.data() : nullptr, at_root ? send.data() + r * k : recv.data(), k, dt, troot, t.id));
+    if (at_root) check_elements(send, blocks, "dart_scatter in place " + c);
+    else check_elements(recv.data(), k, own, "dart_scatter in place " + c);
 
     // gather: recvbuf NULL off the root.
     std::vector<T> mine(k);
@@ -111,7 +110,8 @@ void check_rooted(const TeamView& t, dart_datatype_t dt, const std::string& name
   for (std::size_t i = 0; i < counts[me]; ++i) contribution[i] = pattern<T>(t.me, i, 3);
   for (int form = 0; form < 3; ++form) {
     std::vector<T> got = sentinels<T>(cursor);
-    if (form > 0) std::copy(contribution.begin(), contribution.end(), got.begin() + static_cast<std::ptrdiff_t>(displs[me]));
+    if (form > 0)
+      std::copy(contribution.begin(), contribution.end(), got.begin() + static_cast<std::ptrdiff_t>(displs[me]));
     const T* send = form == 0 ? contribution.data() : form == 1 ? nullptr : got.data() + displs[me];
     CHECK_OK(dart_allgatherv(send, counts[me], dt, got.data(), counts.data(), displs.data(), t.id));
     check_elements(got, expect, "dart_allgatherv (form " + std::to_string(form) + ") " + name);
@@ -181,7 +181,7 @@ T combine(dart_operation_t op, T a, T b) {
 }
 
 const char* op_name(dart_operation_t op) {
-  static const char* const names[] = {"UNDEFINED", "MIN", "MAX", "MINMAX", "SUM", "PROD", "BAND",
+  static const char* const names[] = {"UNDEFINED", "MIN", "MAX", "MINMAX", "SUM",  "PROD",    "BAND",
                                       "LAND",      "BOR", "LOR", "BXOR",   "LXOR", "REPLACE", "NO_OP"};
   return op < DART_OP_LAST ? names[op] : "user";
 }
@@ -256,12 +256,14 @@ void compose(const void* invec, void* inoutvec, size_t len, void*) {
 }
 
 Affine affine_of(int unit, std::size_t pos) {
-  return Affine{2 * static_cast<unsigned long long>(unit) + 3 + pos, 7 * static_cast<unsigned long long>(unit) + pos + 1};
+  return Affine{2 * static_cast<unsigned long long>(unit) + 3 + pos,
+                7 * static_cast<unsigned long long>(unit) + pos + 1};
 }
 
 std::vector<int> mod_operands(int unit, std::size_t k, int mod) {
   std::vector<int> v(k);
-  for (std::size_t i = 0; i < k; ++i) v[i] = static_cast<int>((static_cast<std::size_t>(unit) * 31 + i * 17) % static_cast<std::size_t>(mod));
+  for (std::size_t i = 0; i < k; ++i)
+    v[i] = static_cast<int>((static_cast<std::size_t>(unit) * 31 + i * 17) % static_cast<std::size_t>(mod));
   return v;
 }
 

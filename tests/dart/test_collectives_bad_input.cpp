@@ -45,7 +45,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   };
 
   // Unknown teams.
-  for (const dart_team_t team : {DART_UNDEFINED_TEAM_ID, static_cast<dart_team_t>(4711), static_cast<dart_team_t>(-5)}) {
+  for (const dart_team_t team :
+       {DART_UNDEFINED_TEAM_ID, static_cast<dart_team_t>(4711), static_cast<dart_team_t>(-5)}) {
     CHECK_EQ(dart_barrier(team), DART_ERR_INVAL);
     all_collectives(DART_TYPE_INT, team, "unknown team");
   }
@@ -67,8 +68,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   REQUIRE_OK(dart_type_create_custom(4, &gone));
   const dart_datatype_t gone_value = gone;
   CHECK_OK(dart_type_destroy(&gone));
-  for (const dart_datatype_t dt : {DART_TYPE_UNDEFINED, DART_TYPE_LAST, static_cast<dart_datatype_t>(4242),
-                                   gone_value, strided, indexed}) {
+  for (const dart_datatype_t dt :
+       {DART_TYPE_UNDEFINED, DART_TYPE_LAST, static_cast<dart_datatype_t>(4242), gone_value, strided, indexed}) {
     all_collectives(dt, DART_TEAM_ALL, "bad type");
     const dart_global_unit_t self = DART_GLOBAL_UNIT_ID(me);
     CHECK_EQ(dart_send(a.data(), 1, dt, 0, self), DART_ERR_INVAL);
@@ -156,10 +157,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   for (const size_t count : {SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 3, size_t{1} << 40}) {
     BOOST_TEST_CONTEXT(count << " bytes") {
       CHECK_EQ(dart_bcast(a.data(), count, DART_TYPE_BYTE, r0, DART_TEAM_ALL), DART_ERR_INVAL);
-      CHECK_EQ(dart_allreduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, DART_TEAM_ALL),
-               DART_ERR_INVAL);
-      CHECK_EQ(dart_reduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, r0, DART_TEAM_ALL),
-               DART_ERR_INVAL);
+      CHECK_EQ(dart_allreduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, DART_TEAM_ALL), DART_ERR_INVAL);
+      CHECK_EQ(dart_reduce(a.data(), b.data(), count, DART_TYPE_BYTE, DART_OP_BOR, r0, DART_TEAM_ALL), DART_ERR_INVAL);
       CHECK_EQ(dart_scatter(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, r0, DART_TEAM_ALL),
                DART_ERR_INVAL);
       CHECK_EQ(dart_gather(a.data(), b.data(), count / static_cast<size_t>(n), DART_TYPE_BYTE, r0, DART_TEAM_ALL),
@@ -189,10 +188,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_is_rejected_on_every_unit, CollFixture) {
   for (const int tag : bad_tags) {
     CHECK_EQ(dart_send(a.data(), 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
     CHECK_EQ(dart_recv(b.data(), 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
-    CHECK_EQ(dart_sendrecv(a.data(), 1, DART_TYPE_INT, tag, self, b.data(), 1, DART_TYPE_INT, 0, self),
-             DART_ERR_INVAL);
-    CHECK_EQ(dart_sendrecv(a.data(), 1, DART_TYPE_INT, 0, self, b.data(), 1, DART_TYPE_INT, tag, self),
-             DART_ERR_INVAL);
+    CHECK_EQ(dart_sendrecv(a.data(), 1, DART_TYPE_INT, tag, self, b.data(), 1, DART_TYPE_INT, 0, self), DART_ERR_INVAL);
+    CHECK_EQ(dart_sendrecv(a.data(), 1, DART_TYPE_INT, 0, self, b.data(), 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
   }
   const size_t too_many = static_cast<size_t>(INT_MAX) + 1;
   CHECK_EQ(dart_send(a.data(), too_many, DART_TYPE_BYTE, 0, self), DART_ERR_INVAL);
@@ -250,14 +247,14 @@ BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
       std::vector<size_t> counts(static_cast<std::size_t>(n), count), displs(static_cast<std::size_t>(n));
       for (std::size_t u = 0; u < displs.size(); ++u) displs[u] = u * count;
       const dart_team_unit_t r0 = DART_TEAM_UNIT_ID(0);
-      const dart_team_unit_t rb = DART_TEAM_UNIT_ID(bad);                   // the bad unit as root
-      const dart_team_unit_t rx = x ? DART_TEAM_UNIT_ID(n) : r0;           // out of range on one unit
+      const dart_team_unit_t rb = DART_TEAM_UNIT_ID(bad);         // the bad unit as root
+      const dart_team_unit_t rx = x ? DART_TEAM_UNIT_ID(n) : r0;  // out of range on one unit
       const dart_team_unit_t rd = x ? DART_TEAM_UNIT_ID(n - 1 - bad) : DART_TEAM_UNIT_ID(bad);  // differs
       const dart_datatype_t tx = x ? dead_type : DART_TYPE_INT;
       const dart_datatype_t td = x ? DART_TYPE_UINT : DART_TYPE_INT;  // valid, but differs
       const dart_operation_t ox = x ? dead_op : static_cast<dart_operation_t>(DART_OP_SUM);
       const dart_operation_t od = x ? DART_OP_MAX : DART_OP_SUM;  // valid, but differs
-      const std::size_t cd = x ? count + 1 : count;                    // valid, but differs
+      const std::size_t cd = x ? count + 1 : count;               // valid, but differs
       int* const ax = x ? nullptr : a.data();
       int* const bx = x ? nullptr : b.data();
       std::vector<size_t> counts_d = counts;  // the bad unit's idea of another unit's count
@@ -271,10 +268,12 @@ BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
       const Case cases[] = {
           {"bcast: NULL buf", false, [&] { return dart_bcast(ax, count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
           {"bcast: dead type", false, [&] { return dart_bcast(a.data(), count, tx, r0, DART_TEAM_ALL); }},
-          {"bcast: root out of range", false, [&] { return dart_bcast(a.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
+          {"bcast: root out of range", false,
+           [&] { return dart_bcast(a.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
           {"bcast: root differs", true, [&] { return dart_bcast(a.data(), count, DART_TYPE_INT, rd, DART_TEAM_ALL); }},
           {"bcast: count differs", true, [&] { return dart_bcast(a.data(), cd, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
-          {"scatter: NULL recvbuf", false, [&] { return dart_scatter(a.data(), bx, count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"scatter: NULL recvbuf", false,
+           [&] { return dart_scatter(a.data(), bx, count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
           {"scatter: NULL sendbuf at the root", false,
            [&] { return dart_scatter(ax, b.data(), count, DART_TYPE_INT, rb, DART_TEAM_ALL); }},
           {"scatter: dead type", false, [&] { return dart_scatter(a.data(), b.data(), count, tx, r0, DART_TEAM_ALL); }},
@@ -282,7 +281,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
            [&] { return dart_scatter(a.data(), b.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
           {"scatter: root differs", true,
            [&] { return dart_scatter(a.data(), b.data(), count, DART_TYPE_INT, rd, DART_TEAM_ALL); }},
-          {"gather: NULL sendbuf", false, [&] { return dart_gather(ax, b.data(), count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
+          {"gather: NULL sendbuf", false,
+           [&] { return dart_gather(ax, b.data(), count, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
           {"gather: NULL recvbuf at the root", false,
            [&] { return dart_gather(a.data(), bx, count, DART_TYPE_INT, rb, DART_TEAM_ALL); }},
           {"gather: dead type", false, [&] { return dart_gather(a.data(), b.data(), count, tx, r0, DART_TEAM_ALL); }},
@@ -290,16 +290,19 @@ BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
            [&] { return dart_gather(a.data(), b.data(), count, DART_TYPE_INT, rx, DART_TEAM_ALL); }},
           {"gather: count differs", true,
            [&] { return dart_gather(a.data(), b.data(), cd, DART_TYPE_INT, r0, DART_TEAM_ALL); }},
-          {"allgather: NULL recvbuf", false, [&] { return dart_allgather(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"allgather: NULL recvbuf", false,
+           [&] { return dart_allgather(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
           {"allgather: dead type", false, [&] { return dart_allgather(a.data(), b.data(), count, tx, DART_TEAM_ALL); }},
           {"allgather: count differs", true,
            [&] { return dart_allgather(a.data(), b.data(), cd, DART_TYPE_INT, DART_TEAM_ALL); }},
           {"allgatherv: NULL recvbuf", false,
-           [&] { return dart_allgatherv(a.data(), count, DART_TYPE_INT, bx, counts.data(), displs.data(), DART_TEAM_ALL); }},
+           [&] {
+             return dart_allgatherv(a.data(), count, DART_TYPE_INT, bx, counts.data(), displs.data(), DART_TEAM_ALL);
+           }},
           {"allgatherv: NULL nrecvelem", false,
            [&] {
-             return dart_allgatherv(a.data(), count, DART_TYPE_INT, b.data(), x ? nullptr : counts.data(), displs.data(),
-                                    DART_TEAM_ALL);
+             return dart_allgatherv(a.data(), count, DART_TYPE_INT, b.data(), x ? nullptr : counts.data(),
+                                    displs.data(), DART_TEAM_ALL);
            }},
           {"allgatherv: dead type", false,
            [&] { return dart_allgatherv(a.data(), count, tx, b.data(), counts.data(), displs.data(), DART_TEAM_ALL); }},
@@ -331,7 +334,8 @@ BOOST_FIXTURE_TEST_CASE(bad_input_on_one_unit_fails_everywhere, CollFixture) {
            [&] { return dart_allreduce(a.data(), b.data(), count, td, DART_OP_SUM, DART_TEAM_ALL); }},
           {"allreduce: count differs", true,
            [&] { return dart_allreduce(a.data(), b.data(), cd, DART_TYPE_INT, DART_OP_SUM, DART_TEAM_ALL); }},
-          {"alltoall: NULL recvbuf", false, [&] { return dart_alltoall(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
+          {"alltoall: NULL recvbuf", false,
+           [&] { return dart_alltoall(a.data(), bx, count, DART_TYPE_INT, DART_TEAM_ALL); }},
           {"alltoall: dead type", false, [&] { return dart_alltoall(a.data(), b.data(), count, tx, DART_TEAM_ALL); }},
           {"alltoall: count differs", true,
            [&] { return dart_alltoall(a.data(), b.data(), cd, DART_TYPE_INT, DART_TEAM_ALL); }},

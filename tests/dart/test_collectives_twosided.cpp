@@ -29,8 +29,9 @@ BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
     for (std::size_t i = 0; i < k; ++i) send[i] = pattern<T>(me, i, static_cast<unsigned>(tag));
     std::vector<T> got = sentinels<T>(k);
     CHECK_OK(dart_sendrecv(send.data(), k, dt, tag, to, got.data(), k, dt, tag, from));
-    check_elements(got.data(), k, [&](std::size_t i) { return pattern<T>(left, i, static_cast<unsigned>(tag)); },
-                   std::string("dart_sendrecv ") + tname);
+    check_elements(
+        got.data(), k, [&](std::size_t i) { return pattern<T>(left, i, static_cast<unsigned>(tag)); },
+        std::string("dart_sendrecv ") + tname);
     ++tag;
   });
   // A custom type, and 4 MiB (beyond any eager limit).
@@ -40,16 +41,17 @@ BOOST_FIXTURE_TEST_CASE(sendrecv_ring_every_type, CollFixture) {
   for (std::size_t i = 0; i < k; ++i) rsend[i] = pattern<Rec>(me, i, 99);
   std::vector<Rec> rgot = sentinels<Rec>(k);
   CHECK_OK(dart_sendrecv(rsend.data(), k, rec, 0, to, rgot.data(), k, rec, 0, from));
-  check_elements(rgot.data(), k, [&](std::size_t i) { return pattern<Rec>(left, i, 99); }, "dart_sendrecv custom");
+  check_elements(
+      rgot.data(), k, [&](std::size_t i) { return pattern<Rec>(left, i, 99); }, "dart_sendrecv custom");
   CHECK_OK(dart_type_destroy(&rec));
   constexpr std::size_t big = std::size_t(1) << 19;
   std::vector<std::uint64_t> bsend(big);
   for (std::size_t i = 0; i < big; ++i) bsend[i] = pattern<std::uint64_t>(me, i, 5);
   std::vector<std::uint64_t> bgot(big, 0);
-  CHECK_OK(dart_sendrecv(bsend.data(), big, DART_TYPE_ULONGLONG, 7, to, bgot.data(), big, DART_TYPE_ULONGLONG, 7,
-                         from));
-  check_elements(bgot.data(), big, [&](std::size_t i) { return pattern<std::uint64_t>(left, i, 5); },
-                 "dart_sendrecv 4 MiB");
+  CHECK_OK(
+      dart_sendrecv(bsend.data(), big, DART_TYPE_ULONGLONG, 7, to, bgot.data(), big, DART_TYPE_ULONGLONG, 7, from));
+  check_elements(
+      bgot.data(), big, [&](std::size_t i) { return pattern<std::uint64_t>(left, i, 5); }, "dart_sendrecv 4 MiB");
   // Zero elements, NULL buffers.
   CHECK_OK(dart_sendrecv(nullptr, 0, DART_TYPE_INT, 3, to, nullptr, 0, DART_TYPE_INT, 3, from));
 }
@@ -61,9 +63,7 @@ BOOST_FIXTURE_TEST_CASE(send_recv_tags_select_and_order, CollFixture) {
   if (n < 2) return;  // blocking send to oneself is not required to work
   const dart_global_unit_t to = DART_GLOBAL_UNIT_ID(right);
   const dart_global_unit_t from = DART_GLOBAL_UNIT_ID(left);
-  auto payload = [](int unit, int which) {
-    return std::vector<std::int64_t>{unit, which};
-  };
+  auto payload = [](int unit, int which) { return std::vector<std::int64_t>{unit, which}; };
   auto do_send = [&] {
     CHECK_OK(dart_send(payload(me, 0).data(), 2, DART_TYPE_LONGLONG, 5, to));
     CHECK_OK(dart_send(payload(me, 1).data(), 2, DART_TYPE_LONGLONG, 5, to));

@@ -83,10 +83,10 @@ BOOST_AUTO_TEST_CASE(team_alloc_identical_gptr_aligned_all_types) {
       BOOST_CHECK_EQUAL(dart_get_blocking(&edge[0], at(g, right, 0), 1, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_OK);
       BOOST_CHECK_EQUAL(dart_get_blocking(&edge[1], at(g, right, portion - 1), 1, DART_TYPE_BYTE, DART_TYPE_BYTE),
                         DART_OK);
-      BOOST_CHECK_MESSAGE(edge[0] == pattern<unsigned char>(right, 0, salt) &&
-                              edge[1] == pattern<unsigned char>(right, portion - 1, salt),
-                          "rank " << me << ": " << what.str() << ": first/last byte of unit " << right
-                                  << "'s portion read wrong");
+      BOOST_CHECK_MESSAGE(
+          edge[0] == pattern<unsigned char>(right, 0, salt) &&
+              edge[1] == pattern<unsigned char>(right, portion - 1, salt),
+          "rank " << me << ": " << what.str() << ": first/last byte of unit " << right << "'s portion read wrong");
       barrier();
       BOOST_CHECK_EQUAL(dart_team_memfree(g), DART_OK);
     }
@@ -126,15 +126,17 @@ BOOST_AUTO_TEST_CASE(team_alloc_zero_and_differing_contributions) {
       const int* mine = static_cast<int*>(addr_of(at(g, me, 0), me, "zero-contribution segment"));
       BOOST_CHECK(mine != nullptr);
       if (mine)
-        verify(mine, nelem_of(me), [&](std::size_t i) { return pattern<int>(left, i, 21); }, me,
-               "zero-contribution segment: own portion after the left neighbour's put");
+        verify(
+            mine, nelem_of(me), [&](std::size_t i) { return pattern<int>(left, i, 21); }, me,
+            "zero-contribution segment: own portion after the left neighbour's put");
     }
     if (nelem_of(right) > 0) {
       std::vector<int> got(nelem_of(right), -1);
       BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, right, 0), got.size(), DART_TYPE_INT, DART_TYPE_INT),
                         DART_OK);
-      verify(got.data(), got.size(), [&](std::size_t i) { return pattern<int>(me, i, 21); }, me,
-             "zero-contribution segment: right neighbour's portion read back");
+      verify(
+          got.data(), got.size(), [&](std::size_t i) { return pattern<int>(me, i, 21); }, me,
+          "zero-contribution segment: right neighbour's portion read back");
     }
     barrier();
     BOOST_CHECK_EQUAL(dart_team_memfree(g), DART_OK);
@@ -180,13 +182,15 @@ BOOST_AUTO_TEST_CASE(team_alloc_zero_and_differing_contributions) {
     const double* mine = static_cast<double*>(addr_of(at(g, me, 0), me, "differing-size segment"));
     BOOST_CHECK(mine != nullptr);
     if (mine)
-      verify(mine, nelem_of(me), [&](std::size_t i) { return pattern<double>(left, i, 23); }, me,
-             "differing-size segment: own portion after the left neighbour's put");
+      verify(
+          mine, nelem_of(me), [&](std::size_t i) { return pattern<double>(left, i, 23); }, me,
+          "differing-size segment: own portion after the left neighbour's put");
     std::vector<double> got(nelem_of(left));
     BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, left, 0), got.size(), DART_TYPE_DOUBLE, DART_TYPE_DOUBLE),
                       DART_OK);
-    verify(got.data(), got.size(), [&](std::size_t i) { return pattern<double>((left + n - 1) % n, i, 23); }, me,
-           "differing-size segment: left neighbour's portion");
+    verify(
+        got.data(), got.size(), [&](std::size_t i) { return pattern<double>((left + n - 1) % n, i, 23); }, me,
+        "differing-size segment: left neighbour's portion");
     barrier();
     BOOST_CHECK_EQUAL(dart_team_memfree(g), DART_OK);
   }
@@ -207,8 +211,8 @@ BOOST_AUTO_TEST_CASE(segment_ids_survive_many_cycles) {
     if (dart_team_memfree(g) != DART_OK) ++free_failures;
   }
   BOOST_CHECK_MESSAGE(alloc_failures == 0 && free_failures == 0 && zero_ids == 0,
-                      "rank " << me << ": " << cycles << " alloc/free cycles: " << alloc_failures
-                              << " allocations and " << free_failures << " frees failed, " << zero_ids
+                      "rank " << me << ": " << cycles << " alloc/free cycles: " << alloc_failures << " allocations and "
+                              << free_failures << " frees failed, " << zero_ids
                               << " allocations returned segment id 0");
 
   // The segment handed out after all those cycles still works.
@@ -249,9 +253,8 @@ BOOST_AUTO_TEST_CASE(many_live_segments_freed_out_of_order) {
     const bool has_zero = std::find(ids.begin(), ids.end(), 0) != ids.end();
     std::sort(ids.begin(), ids.end());
     const bool distinct = std::adjacent_find(ids.begin(), ids.end()) == ids.end();
-    BOOST_CHECK_MESSAGE(!has_zero && distinct,
-                        "rank " << me << ": " << when << ": live segment ids are "
-                                << (has_zero ? "zero for some" : "not pairwise distinct"));
+    BOOST_CHECK_MESSAGE(!has_zero && distinct, "rank " << me << ": " << when << ": live segment ids are "
+                                                       << (has_zero ? "zero for some" : "not pairwise distinct"));
   };
   // Every unit writes segment-specific data into its right neighbour's
   // portion of each listed segment.
@@ -259,9 +262,8 @@ BOOST_AUTO_TEST_CASE(many_live_segments_freed_out_of_order) {
     for (std::size_t s : which) {
       std::vector<long> src(nelem_of(s));
       for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<long>(me, i + 16 * s, salt);
-      BOOST_CHECK_EQUAL(dart_put_blocking(at(segs[s], right, 0), src.data(), src.size(), DART_TYPE_LONG,
-                                          DART_TYPE_LONG),
-                        DART_OK);
+      BOOST_CHECK_EQUAL(
+          dart_put_blocking(at(segs[s], right, 0), src.data(), src.size(), DART_TYPE_LONG, DART_TYPE_LONG), DART_OK);
     }
   };
   auto verify_own = [&](const std::vector<std::size_t>& which, int salt, const std::string& when) {
@@ -348,9 +350,9 @@ BOOST_AUTO_TEST_CASE(gptr_getaddr_setaddr_incaddr_setunit_flags) {
   BOOST_REQUIRE_MESSAGE(base != nullptr, "rank " << me << ": dart_gptr_getaddr gave NULL for the own portion");
   for (std::uint64_t k : {std::uint64_t{0}, std::uint64_t{4}, std::uint64_t{7}, std::uint64_t{(kN - 1) * 4}}) {
     void* p = addr_of(at(g0, me, k), me, "own portion + offset");
-    BOOST_CHECK_MESSAGE(p == reinterpret_cast<char*>(base) + k,
-                        "rank " << me << ": getaddr at offset " << k << " gave " << p << ", expected base "
-                                << static_cast<void*>(base) << " + " << k);
+    BOOST_CHECK_MESSAGE(p == reinterpret_cast<char*>(base) + k, "rank " << me << ": getaddr at offset " << k << " gave "
+                                                                        << p << ", expected base "
+                                                                        << static_cast<void*>(base) << " + " << k);
   }
 
   // Writes through the address are what other units read by RMA.
@@ -358,16 +360,17 @@ BOOST_AUTO_TEST_CASE(gptr_getaddr_setaddr_incaddr_setunit_flags) {
   barrier();
   std::vector<int> got(kN, 0);
   BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g0, left, 0), kN, DART_TYPE_INT, DART_TYPE_INT), DART_OK);
-  verify(got.data(), kN, [&](std::size_t i) { return pattern<int>(left, i, 51); }, me,
-         "left neighbour's portion, written through its dart_gptr_getaddr address");
+  verify(
+      got.data(), kN, [&](std::size_t i) { return pattern<int>(left, i, 51); }, me,
+      "left neighbour's portion, written through its dart_gptr_getaddr address");
 
   // Another unit's portion: DART_OK and NULL, even where it is reachable.
   if (n > 1) {
     void* p = reinterpret_cast<void*>(std::uintptr_t{1});
     const dart_gptr_t other = at(g0, right, 0);
     BOOST_CHECK_EQUAL(dart_gptr_getaddr(other, &p), DART_OK);
-    BOOST_CHECK_MESSAGE(p == nullptr, "rank " << me << ": dart_gptr_getaddr of unit " << right
-                                              << "'s portion gave " << p << " instead of NULL");
+    BOOST_CHECK_MESSAGE(p == nullptr, "rank " << me << ": dart_gptr_getaddr of unit " << right << "'s portion gave "
+                                              << p << " instead of NULL");
   }
 
   // setaddr is the inverse of getaddr; it changes only the offset.
@@ -375,10 +378,9 @@ BOOST_AUTO_TEST_CASE(gptr_getaddr_setaddr_incaddr_setunit_flags) {
     for (int unit : {0, me}) {
       dart_gptr_t g = at(g0, unit, 4);  // starts at some other offset
       BOOST_CHECK_EQUAL(dart_gptr_setaddr(&g, reinterpret_cast<char*>(base) + k), DART_OK);
-      BOOST_CHECK_MESSAGE(g.addr_or_offs.offset == k && g.unitid == unit && g.segid == g0.segid &&
-                              g.teamid == g0.teamid,
-                          "rank " << me << ": setaddr(base + " << k << ") on " << str(at(g0, unit, 4))
-                                  << " gave " << str(g));
+      BOOST_CHECK_MESSAGE(
+          g.addr_or_offs.offset == k && g.unitid == unit && g.segid == g0.segid && g.teamid == g0.teamid,
+          "rank " << me << ": setaddr(base + " << k << ") on " << str(at(g0, unit, 4)) << " gave " << str(g));
     }
   }
 
@@ -406,9 +408,9 @@ BOOST_AUTO_TEST_CASE(gptr_getaddr_setaddr_incaddr_setunit_flags) {
     dart_gptr_t g = g0;
     dart_gptr_incaddr(&g, 8);
     BOOST_CHECK_EQUAL(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(right)), DART_OK);
-    BOOST_CHECK_MESSAGE(g.unitid == right && g.segid == g0.segid && g.teamid == g0.teamid &&
-                            g.addr_or_offs.offset == 8 && g.flags == 0,
-                        "rank " << me << ": setunit(" << right << ") gave " << str(g));
+    BOOST_CHECK_MESSAGE(
+        g.unitid == right && g.segid == g0.segid && g.teamid == g0.teamid && g.addr_or_offs.offset == 8 && g.flags == 0,
+        "rank " << me << ": setunit(" << right << ") gave " << str(g));
     BOOST_CHECK_EQUAL(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID((1 << 24) | me)), DART_OK);
     BOOST_CHECK_MESSAGE(g.unitid == me, "rank " << me << ": setunit(2^24 + " << me << ") gave unit " << g.unitid);
   }
@@ -459,8 +461,8 @@ BOOST_AUTO_TEST_CASE(gptr_getaddr_setaddr_incaddr_setunit_flags) {
   BOOST_REQUIRE_EQUAL(dart_team_memalloc_aligned(DART_TEAM_ALL, kN, DART_TYPE_INT, &g1), DART_OK);
   uint16_t fl = 0xffff;
   BOOST_CHECK_EQUAL(dart_gptr_getflags(g1, &fl), DART_OK);
-  BOOST_CHECK_MESSAGE(fl == 0, "rank " << me << ": new segment " << g1.segid << " (old " << g0.segid
-                                       << ") starts with flags " << fl);
+  BOOST_CHECK_MESSAGE(
+      fl == 0, "rank " << me << ": new segment " << g1.segid << " (old " << g0.segid << ") starts with flags " << fl);
   BOOST_CHECK_EQUAL(g1.flags, 0u);
   BOOST_CHECK_EQUAL(dart_team_memfree(g1), DART_OK);
 }

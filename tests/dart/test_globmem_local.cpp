@@ -23,8 +23,7 @@ BOOST_AUTO_TEST_CASE(memalloc_local_blocks_accessible_everywhere) {
     for (std::size_t nelem : {std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000}}) {
       dart_gptr_t g = DART_GPTR_NULL;
       BOOST_CHECK_EQUAL(dart_memalloc(nelem, bt.type, &g), DART_OK);
-      BOOST_CHECK_MESSAGE(g.teamid == DART_TEAM_ALL && g.segid == DART_SEGMENT_LOCAL && g.unitid == me &&
-                              g.flags == 0,
+      BOOST_CHECK_MESSAGE(g.teamid == DART_TEAM_ALL && g.segid == DART_SEGMENT_LOCAL && g.unitid == me && g.flags == 0,
                           "rank " << me << ": dart_memalloc(" << nelem << " x " << bt.name << ") gave " << str(g));
       void* p = addr_of(g, me, "dart_memalloc block");
       BOOST_CHECK_MESSAGE(p != nullptr, "rank " << me << ": dart_memalloc(" << nelem << " x " << bt.name
@@ -63,15 +62,17 @@ BOOST_AUTO_TEST_CASE(memalloc_local_blocks_accessible_everywhere) {
                         "rank " << me << ": unit " << u << "'s dart_memalloc gptr is " << str(b));
     std::fill(got.begin(), got.end(), -1.0);
     BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), b, kN, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE), DART_OK);
-    verify(got.data(), kN, [&](std::size_t i) { return pattern<double>(u, i, 61); }, me,
-           "unit " + std::to_string(u) + "'s dart_memalloc block");
+    verify(
+        got.data(), kN, [&](std::size_t i) { return pattern<double>(u, i, 61); }, me,
+        "unit " + std::to_string(u) + "'s dart_memalloc block");
     // A part in the middle, through an incremented gptr.
     dart_gptr_t mid = b;
     dart_gptr_incaddr(&mid, 10 * sizeof(double));
     std::fill(got.begin(), got.end(), -1.0);
     BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), mid, 20, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE), DART_OK);
-    verify(got.data(), 20, [&](std::size_t i) { return pattern<double>(u, i + 10, 61); }, me,
-           "elements 10..29 of unit " + std::to_string(u) + "'s dart_memalloc block");
+    verify(
+        got.data(), 20, [&](std::size_t i) { return pattern<double>(u, i + 10, 61); }, me,
+        "elements 10..29 of unit " + std::to_string(u) + "'s dart_memalloc block");
     if (u != me) {
       void* p = reinterpret_cast<void*>(std::uintptr_t{1});
       BOOST_CHECK_EQUAL(dart_gptr_getaddr(b, &p), DART_OK);
@@ -81,12 +82,13 @@ BOOST_AUTO_TEST_CASE(memalloc_local_blocks_accessible_everywhere) {
   barrier();
   std::vector<double> src(kN);
   for (std::size_t i = 0; i < kN; ++i) src[i] = pattern<double>(me, i, 62);
-  BOOST_CHECK_EQUAL(dart_put_blocking(blocks[static_cast<std::size_t>(right)], src.data(), kN, DART_TYPE_DOUBLE,
-                                      DART_TYPE_DOUBLE),
-                    DART_OK);
+  BOOST_CHECK_EQUAL(
+      dart_put_blocking(blocks[static_cast<std::size_t>(right)], src.data(), kN, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE),
+      DART_OK);
   barrier();
-  verify(mine, kN, [&](std::size_t i) { return pattern<double>(left, i, 62); }, me,
-         "own dart_memalloc block after the left neighbour's put");
+  verify(
+      mine, kN, [&](std::size_t i) { return pattern<double>(left, i, 62); }, me,
+      "own dart_memalloc block after the left neighbour's put");
   barrier();
   BOOST_CHECK_EQUAL(dart_memfree(g), DART_OK);
   BOOST_CHECK_EQUAL(dart_memfree(DART_GPTR_NULL), DART_OK);
@@ -169,8 +171,8 @@ BOOST_AUTO_TEST_CASE(memregister_per_unit_sizes) {
 
   dart_gptr_t g = DART_GPTR_NULL;
   const dart_ret_t rc = dart_team_memregister(DART_TEAM_ALL, nl_of(me), DART_TYPE_INT, addr, &g);
-  BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": dart_team_memregister of " << nl_of(me)
-                                             << " ints returned " << rc);
+  BOOST_CHECK_MESSAGE(rc == DART_OK,
+                      "rank " << me << ": dart_team_memregister of " << nl_of(me) << " ints returned " << rc);
   // A failed registration fails this case on every rank without aborting
   // the job (the later cases still run).
   if (!mpitest::all_ranks(rc == DART_OK)) {
@@ -192,25 +194,25 @@ BOOST_AUTO_TEST_CASE(memregister_per_unit_sizes) {
 
   // The right neighbour's registered data is readable...
   std::vector<int> got(nl_of(right), -1);
-  BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, right, 0), got.size(), DART_TYPE_INT, DART_TYPE_INT),
-                    DART_OK);
-  verify(got.data(), got.size(), [&](std::size_t i) { return pattern<int>(right, i, 81); }, me,
-         "right neighbour's registered buffer");
+  BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, right, 0), got.size(), DART_TYPE_INT, DART_TYPE_INT), DART_OK);
+  verify(
+      got.data(), got.size(), [&](std::size_t i) { return pattern<int>(right, i, 81); }, me,
+      "right neighbour's registered buffer");
   if (nl_of(right) > 2) {
     int v = -1;
     BOOST_CHECK_EQUAL(dart_get_blocking(&v, at(g, right, 2 * sizeof(int)), 1, DART_TYPE_INT, DART_TYPE_INT), DART_OK);
-    BOOST_CHECK_MESSAGE(v == pattern<int>(right, 2, 81), "rank " << me << ": element 2 of unit " << right
-                                                                 << "'s registered buffer is wrong");
+    BOOST_CHECK_MESSAGE(v == pattern<int>(right, 2, 81),
+                        "rank " << me << ": element 2 of unit " << right << "'s registered buffer is wrong");
   }
   barrier();
   // ... and writable; the owner sees the change in its own buffer.
   std::vector<int> src(nl_of(right));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<int>(me, i, 82);
-  BOOST_CHECK_EQUAL(dart_put_blocking(at(g, right, 0), src.data(), src.size(), DART_TYPE_INT, DART_TYPE_INT),
-                    DART_OK);
+  BOOST_CHECK_EQUAL(dart_put_blocking(at(g, right, 0), src.data(), src.size(), DART_TYPE_INT, DART_TYPE_INT), DART_OK);
   barrier();
-  verify(buf.data(), buf.size(), [&](std::size_t i) { return pattern<int>(left, i, 82); }, me,
-         "own registered buffer after the left neighbour's put");
+  verify(
+      buf.data(), buf.size(), [&](std::size_t i) { return pattern<int>(left, i, 82); }, me,
+      "own registered buffer after the left neighbour's put");
   barrier();
 
   // The own portion through the registration (RMA or load/store).
@@ -227,8 +229,9 @@ BOOST_AUTO_TEST_CASE(memregister_per_unit_sizes) {
   BOOST_CHECK_EQUAL(dart_team_memderegister(g), DART_OK);
   // The memory itself is untouched and belongs to the caller again.
   if (!buf.empty()) buf[0] = pattern<int>(left, 0, 82);
-  verify(buf.data(), buf.size(), [&](std::size_t i) { return pattern<int>(left, i, 82); }, me,
-         "own buffer after dart_team_memderegister");
+  verify(
+      buf.data(), buf.size(), [&](std::size_t i) { return pattern<int>(left, i, 82); }, me,
+      "own buffer after dart_team_memderegister");
   BOOST_CHECK_EQUAL(dart_team_memderegister(DART_GPTR_NULL), DART_OK);
   barrier();
   BOOST_CHECK_EQUAL(dart_team_memfree(other), DART_OK);
@@ -251,16 +254,17 @@ BOOST_AUTO_TEST_CASE(memregister_aligned_equal_sizes) {
 
   std::vector<double> got(kN, -1.0);
   BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, right, 0), kN, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE), DART_OK);
-  verify(got.data(), kN, [&](std::size_t i) { return pattern<double>(right, i, 91); }, me,
-         "right neighbour's aligned registration");
+  verify(
+      got.data(), kN, [&](std::size_t i) { return pattern<double>(right, i, 91); }, me,
+      "right neighbour's aligned registration");
   barrier();
 
   // The right neighbour's elements [100, 600) are overwritten.
   std::vector<double> src(500);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<double>(me, i, 92);
-  BOOST_CHECK_EQUAL(dart_put_blocking(at(g, right, 100 * sizeof(double)), src.data(), src.size(), DART_TYPE_DOUBLE,
-                                      DART_TYPE_DOUBLE),
-                    DART_OK);
+  BOOST_CHECK_EQUAL(
+      dart_put_blocking(at(g, right, 100 * sizeof(double)), src.data(), src.size(), DART_TYPE_DOUBLE, DART_TYPE_DOUBLE),
+      DART_OK);
   barrier();
   auto expected = [&](int owner, int writer) {
     return [=](std::size_t i) {
@@ -329,15 +333,17 @@ BOOST_AUTO_TEST_CASE(allocator_pool) {
     const long* p = static_cast<long*>(addr_of(mine[b], me, "allocator block"));
     BOOST_CHECK(p != nullptr);
     if (p)
-      verify(p, kSizes[b], [&](std::size_t i) { return pattern<long>(left, i, 101 + static_cast<int>(b)); }, me,
-             "allocator block #" + std::to_string(b) + " after the left neighbour's put");
+      verify(
+          p, kSizes[b], [&](std::size_t i) { return pattern<long>(left, i, 101 + static_cast<int>(b)); }, me,
+          "allocator block #" + std::to_string(b) + " after the left neighbour's put");
     std::vector<long> got(kSizes[b], -1);
     BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), all[static_cast<std::size_t>(left) * 3 + b], kSizes[b],
                                         DART_TYPE_LONG, DART_TYPE_LONG),
                       DART_OK);
-    verify(got.data(), kSizes[b],
-           [&](std::size_t i) { return pattern<long>((left + n - 1) % n, i, 101 + static_cast<int>(b)); }, me,
-           "left neighbour's allocator block #" + std::to_string(b));
+    verify(
+        got.data(), kSizes[b],
+        [&](std::size_t i) { return pattern<long>((left + n - 1) % n, i, 101 + static_cast<int>(b)); }, me,
+        "left neighbour's allocator block #" + std::to_string(b));
   }
   barrier();
   for (auto& g : mine) {
@@ -373,10 +379,12 @@ BOOST_AUTO_TEST_CASE(allocator_pool) {
     const auto* p = static_cast<unsigned char*>(addr_of(whole, me, "whole pool block"));
     BOOST_CHECK(p != nullptr);
     if (p) {
-      verify(p, kEdge, [&](std::size_t i) { return pattern<unsigned char>(left, i, 111); }, me,
-             "first 4 KiB of the whole pool block");
-      verify(p + kRounded - kEdge, kEdge, [&](std::size_t i) { return pattern<unsigned char>(left, i, 112); }, me,
-             "last 4 KiB of the whole (rounded) pool block");
+      verify(
+          p, kEdge, [&](std::size_t i) { return pattern<unsigned char>(left, i, 111); }, me,
+          "first 4 KiB of the whole pool block");
+      verify(
+          p + kRounded - kEdge, kEdge, [&](std::size_t i) { return pattern<unsigned char>(left, i, 112); }, me,
+          "last 4 KiB of the whole (rounded) pool block");
     }
     barrier();
     BOOST_CHECK_EQUAL(dart_allocator_free(&whole, alloc), DART_OK);
@@ -432,8 +440,8 @@ BOOST_AUTO_TEST_CASE(ring_put_get_across_heap_chunks) {
   // Several live segments around the 16 MiB chunk / 8 MiB dedicated-chunk
   // limits: three of 6 MiB (the third needs a second chunk), one of exactly
   // 8 MiB and one just above it (a chunk of its own).
-  const std::size_t bytes[] = {std::size_t(6) << 20, std::size_t(6) << 20, std::size_t(6) << 20,
-                               std::size_t(8) << 20, (std::size_t(8) << 20) + 8};
+  const std::size_t bytes[] = {std::size_t(6) << 20, std::size_t(6) << 20, std::size_t(6) << 20, std::size_t(8) << 20,
+                               (std::size_t(8) << 20) + 8};
   constexpr std::size_t kSegs = sizeof bytes / sizeof bytes[0];
   using T = unsigned long long;
   std::vector<dart_gptr_t> segs(kSegs, DART_GPTR_NULL);
@@ -454,9 +462,9 @@ BOOST_AUTO_TEST_CASE(ring_put_get_across_heap_chunks) {
     const std::size_t count = bytes[s] / sizeof(T) - 2;  // leave one guard element at each end
     std::vector<T> src(count);
     for (std::size_t i = 0; i < count; ++i) src[i] = pattern<T>(me, i, 300 + static_cast<int>(s));
-    BOOST_CHECK_EQUAL(dart_put_blocking(at(segs[s], right, sizeof(T)), src.data(), count, DART_TYPE_ULONGLONG,
-                                        DART_TYPE_ULONGLONG),
-                      DART_OK);
+    BOOST_CHECK_EQUAL(
+        dart_put_blocking(at(segs[s], right, sizeof(T)), src.data(), count, DART_TYPE_ULONGLONG, DART_TYPE_ULONGLONG),
+        DART_OK);
   }
   barrier();
   for (std::size_t s = 0; s < kSegs; ++s) {
@@ -471,9 +479,9 @@ BOOST_AUTO_TEST_CASE(ring_put_get_across_heap_chunks) {
     const std::string what = "segment #" + std::to_string(s) + " (" + std::to_string(bytes[s]) + " bytes)";
     if (mine) verify(mine, portion, expect(me, left), me, what + ": own portion");
     std::vector<T> got(portion);
-    BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(segs[s], left, 0), portion, DART_TYPE_ULONGLONG,
-                                        DART_TYPE_ULONGLONG),
-                      DART_OK);
+    BOOST_CHECK_EQUAL(
+        dart_get_blocking(got.data(), at(segs[s], left, 0), portion, DART_TYPE_ULONGLONG, DART_TYPE_ULONGLONG),
+        DART_OK);
     verify(got.data(), portion, expect(left, (left + n - 1) % n), me, what + ": left neighbour's portion");
   }
   barrier();
@@ -498,13 +506,15 @@ BOOST_AUTO_TEST_CASE(ring_put_get_64mib) {
   const W* mine = static_cast<W*>(addr_of(at(g, me, 0), me, "64 MiB portion"));
   BOOST_CHECK(mine != nullptr);
   if (mine)
-    verify(mine, kWords, [&](std::size_t i) { return pattern<W>(left, i, 400); }, me,
-           "own 64 MiB portion after the left neighbour's put");
+    verify(
+        mine, kWords, [&](std::size_t i) { return pattern<W>(left, i, 400); }, me,
+        "own 64 MiB portion after the left neighbour's put");
   {
     std::vector<W> got(kWords, 0);
     BOOST_CHECK_EQUAL(dart_get_blocking(got.data(), at(g, left, 0), kBytes, DART_TYPE_BYTE, DART_TYPE_BYTE), DART_OK);
-    verify(got.data(), kWords, [&](std::size_t i) { return pattern<W>((left + n - 1) % n, i, 400); }, me,
-           "left neighbour's 64 MiB portion");
+    verify(
+        got.data(), kWords, [&](std::size_t i) { return pattern<W>((left + n - 1) % n, i, 400); }, me,
+        "left neighbour's 64 MiB portion");
   }
   barrier();
   BOOST_CHECK_EQUAL(dart_team_memfree(g), DART_OK);

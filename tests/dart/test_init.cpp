@@ -14,8 +14,8 @@
 #include <dash/dart/if/dart.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
@@ -28,9 +28,7 @@ int nranks() { return mpitest::world_size(); }
 
 }  // namespace
 
-
 namespace {
-
 
 bool mpi_finalized() {
   int flag = -1;
@@ -125,8 +123,9 @@ BOOST_AUTO_TEST_CASE(init_and_exit_with_mpi_owned_by_the_application) {
                         "rank " << rank() << ": second dart_init returned " << again << ", expected DART_ERR_OTHER");
     dart_thread_support_level_t level = DART_THREAD_SINGLE;
     const dart_ret_t again_thread = dart_init_thread(nullptr, nullptr, &level);
-    BOOST_CHECK_MESSAGE(again_thread == DART_ERR_OTHER, "rank " << rank() << ": dart_init_thread while initialised returned "
-                                                               << again_thread << ", expected DART_ERR_OTHER");
+    BOOST_CHECK_MESSAGE(again_thread == DART_ERR_OTHER, "rank " << rank()
+                                                                << ": dart_init_thread while initialised returned "
+                                                                << again_thread << ", expected DART_ERR_OTHER");
   }
   BOOST_CHECK_MESSAGE(dart_initialized(), "rank " << rank() << ": a rejected second dart_init de-initialised DART");
   // The runtime still works after the rejected calls.
@@ -141,7 +140,7 @@ BOOST_AUTO_TEST_CASE(init_and_exit_with_mpi_owned_by_the_application) {
     QuietDart quiet;
     const dart_ret_t exit_again = dart_exit();
     BOOST_CHECK_MESSAGE(exit_again == DART_ERR_OTHER, "rank " << rank() << ": dart_exit when not initialised returned "
-                                                             << exit_again << ", expected DART_ERR_OTHER");
+                                                              << exit_again << ", expected DART_ERR_OTHER");
   }
   BOOST_CHECK_MESSAGE(!dart_initialized(), "rank " << rank() << ": dart_initialized() true after a second dart_exit");
 
@@ -169,8 +168,8 @@ BOOST_AUTO_TEST_CASE(ids_and_sizes_agree_with_mpi_comm_world) {
   CHECK_OK(dart_team_myid(DART_TEAM_ALL, &team_me));
   CHECK_OK(dart_team_size(DART_TEAM_ALL, &team_size));
   BOOST_CHECK_MESSAGE(me.id == mpi_rank, "rank " << mpi_rank << ": dart_myid gave " << me.id);
-  BOOST_CHECK_MESSAGE(size == static_cast<size_t>(mpi_size), "rank " << mpi_rank << ": dart_size gave " << size
-                                                                      << ", MPI_COMM_WORLD has " << mpi_size);
+  BOOST_CHECK_MESSAGE(size == static_cast<size_t>(mpi_size),
+                      "rank " << mpi_rank << ": dart_size gave " << size << ", MPI_COMM_WORLD has " << mpi_size);
   BOOST_CHECK_MESSAGE(team_me.id == mpi_rank, "rank " << mpi_rank << ": dart_team_myid(ALL) gave " << team_me.id);
   BOOST_CHECK_MESSAGE(team_size == static_cast<size_t>(mpi_size),
                       "rank " << mpi_rank << ": dart_team_size(ALL) gave " << team_size);
@@ -188,8 +187,8 @@ BOOST_AUTO_TEST_CASE(init_thread_reports_the_level_mpi_provides) {
   dart_thread_support_level_t level = static_cast<dart_thread_support_level_t>(5);
   REQUIRE_OK(dart_init_thread(nullptr, nullptr, &level));
   CHECK_RANK(dart_initialized());
-  BOOST_CHECK_MESSAGE(level == expected, "rank " << rank() << ": dart_init_thread granted " << level << " but MPI provides "
-                                                 << provided << ", expected " << expected);
+  BOOST_CHECK_MESSAGE(level == expected, "rank " << rank() << ": dart_init_thread granted " << level
+                                                 << " but MPI provides " << provided << ", expected " << expected);
   dart_global_unit_t me;
   size_t size = 0;
   CHECK_OK(dart_myid(&me));
@@ -204,9 +203,10 @@ BOOST_AUTO_TEST_CASE(init_thread_reports_the_level_mpi_provides) {
   {
     QuietDart quiet;
     const dart_ret_t rc = dart_init_thread(nullptr, nullptr, nullptr);
-    BOOST_CHECK_MESSAGE(rc != DART_OK, "rank " << rank() << ": dart_init_thread(thread_safety = NULL) returned DART_OK");
-    BOOST_CHECK_MESSAGE(rc == DART_ERR_INVAL,
-                        "rank " << rank() << ": dart_init_thread(thread_safety = NULL) returned " << rc << ", expected DART_ERR_INVAL");
+    BOOST_CHECK_MESSAGE(rc != DART_OK,
+                        "rank " << rank() << ": dart_init_thread(thread_safety = NULL) returned DART_OK");
+    BOOST_CHECK_MESSAGE(rc == DART_ERR_INVAL, "rank " << rank() << ": dart_init_thread(thread_safety = NULL) returned "
+                                                      << rc << ", expected DART_ERR_INVAL");
   }
   BOOST_CHECK_MESSAGE(!dart_initialized(), "rank " << rank() << ": dart_init_thread(NULL level) initialised DART");
   if (dart_initialized()) {
@@ -261,8 +261,8 @@ BOOST_AUTO_TEST_CASE(barrier_orders_plain_stores_before_remote_gets) {
         if (wrong) {
           ++bad_rounds;
           BOOST_ERROR("rank " << me << " (DART_SHARED_MEMORY=" << shm << ") round " << round << ": " << wrong
-                              << " elements of unit " << peer << " stale after the barrier, e.g. [" << first
-                              << "] = " << got[static_cast<size_t>(first)] << ", expected " << stamp(round, peer, first));
+                              << " elements of unit " << peer << " stale after the barrier, e.g. [" << first << "] = "
+                              << got[static_cast<size_t>(first)] << ", expected " << stamp(round, peer, first));
         }
       }
       // Nobody overwrites its portion before every neighbour has read it.
@@ -424,8 +424,8 @@ BOOST_AUTO_TEST_CASE(hundred_init_exit_cycles_verify_data_and_leak_nothing) {
     BOOST_CHECK_MESSAGE(win_late <= win_early, "rank " << me << ": window handles keep growing across cycles ("
                                                        << win_early << " in cycles 1-50, " << win_late
                                                        << " in 51-100): dart_exit leaks windows");
-    BOOST_TEST_MESSAGE("rank " << me << ": distinct comm/win probe handles over " << kCycles << " cycles: "
-                               << std::set<std::uint32_t>(comm_probe.begin(), comm_probe.end()).size() << "/"
-                               << std::set<std::uint32_t>(win_probe.begin(), win_probe.end()).size());
+    BOOST_TEST_MESSAGE("rank " << me << ": distinct comm/win probe handles over " << kCycles
+                               << " cycles: " << std::set<std::uint32_t>(comm_probe.begin(), comm_probe.end()).size()
+                               << "/" << std::set<std::uint32_t>(win_probe.begin(), win_probe.end()).size());
   }
 }

@@ -34,7 +34,7 @@ using dartcheck::at;
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the pattern assumes little-endian words");
 
 constexpr std::size_t kGiB = std::size_t(1) << 30;
-constexpr std::size_t kBig = 5 * (kGiB / 2);                                // 2.5 GiB
+constexpr std::size_t kBig = 5 * (kGiB / 2);                                   // 2.5 GiB
 constexpr std::size_t kOverIntMax = static_cast<std::size_t>(INT_MAX) + 1000;  // bytes = elements
 
 using LargeFixture = dartcheck::PlainDartFixture;
@@ -69,7 +69,8 @@ std::vector<std::size_t> sample_positions(std::size_t bytes) {
     add_range(page + 4088, page + 4096);
   }
   for (std::size_t b = kGiB; b < bytes; b += kGiB) add_range(b - 64, b + 64);
-  if (static_cast<std::size_t>(INT_MAX) < bytes) add_range(static_cast<std::size_t>(INT_MAX) - 64, static_cast<std::size_t>(INT_MAX) + 64);
+  if (static_cast<std::size_t>(INT_MAX) < bytes)
+    add_range(static_cast<std::size_t>(INT_MAX) - 64, static_cast<std::size_t>(INT_MAX) + 64);
   add_range(bytes > 4096 ? bytes - 4096 : 0, bytes);
   return pos;
 }
@@ -93,8 +94,7 @@ void verify(const unsigned char* p, const std::vector<std::size_t>& samples, F e
       if (bad == 0 || i != run_end) {
         close_run();
         run_start = i;
-        if (bad == 0)
-          where << " first: got " << +p[i] << ", expected " << +expected(i) << "; wrong byte ranges:";
+        if (bad == 0) where << " first: got " << +p[i] << ", expected " << +expected(i) << "; wrong byte ranges:";
       }
       run_end = i + 1;
       ++bad;
@@ -118,8 +118,8 @@ unsigned char* own(const dart_gptr_t& g, int me) {
 bool allocate(std::size_t bytes, dart_gptr_t* g, int me) {
   *g = DART_GPTR_NULL;
   const dart_ret_t rc = dart_team_memalloc_aligned(DART_TEAM_ALL, bytes, DART_TYPE_BYTE, g);
-  BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": dart_team_memalloc_aligned of " << bytes
-                                             << " bytes returned " << rc);
+  BOOST_CHECK_MESSAGE(rc == DART_OK,
+                      "rank " << me << ": dart_team_memalloc_aligned of " << bytes << " bytes returned " << rc);
   return mpitest::all_ranks(rc == DART_OK);
 }
 
@@ -186,8 +186,9 @@ BOOST_AUTO_TEST_CASE(two_and_a_half_gib_every_put_and_get_form) {
     }
     barrier();
     if (me == 1)
-      verify(mine, samples, [](std::size_t i) { return byte_of(i, 1); }, me,
-             std::string("2.5 GiB written by unit 0 with ") + put_forms[form]);
+      verify(
+          mine, samples, [](std::size_t i) { return byte_of(i, 1); }, me,
+          std::string("2.5 GiB written by unit 0 with ") + put_forms[form]);
     phase(put_forms[form]);
   }
 
@@ -207,8 +208,9 @@ BOOST_AUTO_TEST_CASE(two_and_a_half_gib_every_put_and_get_form) {
         CHECK_OK(dart_get_handle(buf.get(), source, kBig, DART_TYPE_BYTE, DART_TYPE_BYTE, &h));
         CHECK_OK(dart_wait(&h));
       }
-      verify(buf.get(), samples, [](std::size_t i) { return byte_of(i, 1); }, me,
-             std::string("2.5 GiB read from unit 1 with ") + get_forms[form]);
+      verify(
+          buf.get(), samples, [](std::size_t i) { return byte_of(i, 1); }, me,
+          std::string("2.5 GiB read from unit 1 with ") + get_forms[form]);
       phase(get_forms[form]);
     }
     buf.reset();
@@ -254,7 +256,8 @@ BOOST_AUTO_TEST_CASE(more_than_int_max_elements) {
     clear_samples(buf.get(), samples);
   }
   barrier();
-  if (me == 1) verify(mine, samples, shifted(0), me, "INT_MAX + 1000 elements after dart_accumulate_blocking_local REPLACE");
+  if (me == 1)
+    verify(mine, samples, shifted(0), me, "INT_MAX + 1000 elements after dart_accumulate_blocking_local REPLACE");
   phase("dart_accumulate_blocking_local REPLACE");
 
   // Accumulate of INT_MAX + 1000 elements: target[i] ^= pattern[i + 1]
@@ -266,8 +269,9 @@ BOOST_AUTO_TEST_CASE(more_than_int_max_elements) {
   }
   barrier();
   if (me == 1)
-    verify(mine, samples, [](std::size_t i) { return static_cast<unsigned char>(byte_of(i, 3) ^ byte_of(i + 1, 3)); },
-           me, "INT_MAX + 1000 elements after dart_accumulate BXOR");
+    verify(
+        mine, samples, [](std::size_t i) { return static_cast<unsigned char>(byte_of(i, 3) ^ byte_of(i + 1, 3)); }, me,
+        "INT_MAX + 1000 elements after dart_accumulate BXOR");
   phase("dart_accumulate BXOR");
 
   // Unaligned: INT_MAX + 993 bytes at offset 7, again ending at the end,

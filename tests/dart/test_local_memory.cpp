@@ -58,7 +58,8 @@ void neighbour_reads_and_writes(int me, int n, std::size_t bytes) {
     CHECK_OK(dart_get_blocking(buf.data(), raw_at(theirs, left, r), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
     for (std::size_t i = 0; i < span / 2; ++i) bad += buf[i] != pattern(left, r + i, 1);
     for (std::size_t i = 0; i < span / 2; ++i) buf[i] = pattern(me, r + span / 2 + i, 2);
-    CHECK_OK(dart_put_blocking(raw_at(theirs, left, r + span / 2), buf.data(), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    CHECK_OK(
+        dart_put_blocking(raw_at(theirs, left, r + span / 2), buf.data(), span / 2, DART_TYPE_BYTE, DART_TYPE_BYTE));
   }
   CHECK_EQ(bad, std::size_t{0});
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
@@ -88,7 +89,8 @@ BOOST_AUTO_TEST_CASE(block_of_1_gib_with_default_settings) {
     const std::size_t room = static_cast<std::size_t>(fs.f_bavail) * fs.f_frsize / static_cast<std::size_t>(n);
     while (bytes > 32 * kMiB && 2 * bytes > room) bytes /= 2;
   }
-  if (bytes != 1024 * kMiB) BOOST_TEST_MESSAGE("rank " << me << ": /dev/shm is small here; " << bytes / kMiB << " MiB per unit");
+  if (bytes != 1024 * kMiB)
+    BOOST_TEST_MESSAGE("rank " << me << ": /dev/shm is small here; " << bytes / kMiB << " MiB per unit");
   neighbour_reads_and_writes(me, n, bytes);
 }
 

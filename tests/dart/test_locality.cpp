@@ -198,7 +198,8 @@ BOOST_AUTO_TEST_CASE(hwinfo_agrees_with_hwloc) {
   int expect_size[3] = {-1, -1, -1}, expect_line[3] = {-1, -1, -1}, expect_id[3] = {-1, -1, -1};
   std::vector<std::pair<int, int>> chain = {{DART_LOCALITY_SCOPE_CORE, h.core_id}};
   for (hwloc_obj_t a = core->parent; a && a->type != HWLOC_OBJ_MACHINE; a = a->parent) {
-    if (hwloc_obj_type_is_dcache(a->type) || (hwloc_obj_type_is_cache(a->type) && a->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED)) {
+    if (hwloc_obj_type_is_dcache(a->type) ||
+        (hwloc_obj_type_is_cache(a->type) && a->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED)) {
       const unsigned lvl = a->attr->cache.depth;
       if (lvl >= 1 && lvl <= 3 && expect_size[lvl - 1] < 0) {
         expect_size[lvl - 1] = static_cast<int>(a->attr->cache.size);
@@ -318,8 +319,8 @@ BOOST_AUTO_TEST_CASE(fixed_xml_topologies) {
             for (int c = 3; c < DART_LOCALITY_MAX_CACHE_LEVELS; ++c) CHECK_EQ(h.cache_sizes[c], -1);
             // Core, L1d, L2, L3, package, NUMA: no L1i, no Group.
             const std::vector<std::pair<int, int>> expect_scopes = {
-                {DART_LOCALITY_SCOPE_CORE, e.core},     {DART_LOCALITY_SCOPE_CACHE, e.l1},
-                {DART_LOCALITY_SCOPE_CACHE, e.l2},      {DART_LOCALITY_SCOPE_CACHE, e.l3},
+                {DART_LOCALITY_SCOPE_CORE, e.core},       {DART_LOCALITY_SCOPE_CACHE, e.l1},
+                {DART_LOCALITY_SCOPE_CACHE, e.l2},        {DART_LOCALITY_SCOPE_CACHE, e.l3},
                 {DART_LOCALITY_SCOPE_PACKAGE, e.package}, {DART_LOCALITY_SCOPE_NUMA, e.numa}};
             std::vector<std::pair<int, int>> scopes;
             for (int s = 0; s < h.num_scopes && s < DART_LOCALITY_MAX_DOMAIN_SCOPES; ++s)

@@ -46,8 +46,8 @@ BOOST_AUTO_TEST_CASE(find_and_scope_queries) {
   }
 
   // scope_tags / scope_domains: the same domains, in pre-order.
-  for (auto scope : {DART_LOCALITY_SCOPE_NODE, DART_LOCALITY_SCOPE_MODULE, DART_LOCALITY_SCOPE_NUMA,
-                     DART_LOCALITY_SCOPE_CORE}) {
+  for (auto scope :
+       {DART_LOCALITY_SCOPE_NODE, DART_LOCALITY_SCOPE_MODULE, DART_LOCALITY_SCOPE_NUMA, DART_LOCALITY_SCOPE_CORE}) {
     std::vector<std::string> expect;
     preorder(*root, scope, expect);
     REQUIRE_RANK(!expect.empty());
@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(built_tree_add_subdomain) {
   BOOST_CHECK_MESSAGE(v.empty(), "rank " << me << ": " << v);
   CHECK_RANK(tags_of(scope_domains(t, DART_LOCALITY_SCOPE_CORE)) ==
              (std::vector<std::string>{".0.0", ".0.1", ".1.0", ".2.0"}));
-  CHECK_EQ(t->is_symmetric, 0);  // A has two leaves, B one
+  CHECK_EQ(t->is_symmetric, 0);              // A has two leaves, B one
   CHECK_EQ(find(t, ".0")->is_symmetric, 0);  // leaves with 2 and 1 units
 
   // Insert at the front of A: a fresh tag (last index in use + 1), the
@@ -279,7 +279,8 @@ BOOST_AUTO_TEST_CASE(select_and_exclude) {
   REQUIRE_OK(dart_domain_exclude(team_copy, 1, &my_leaf));
   CHECK_EQ(team_copy->num_units, n - leaf->num_units);
   for (int u : unit_list(*team_copy)) CHECK_RANK(u != me);
-  for (const std::string& tag : scope_tags(team_copy, DART_LOCALITY_SCOPE_CORE)) CHECK_RANK(find(root, tag.c_str()) != nullptr);
+  for (const std::string& tag : scope_tags(team_copy, DART_LOCALITY_SCOPE_CORE))
+    CHECK_RANK(find(root, tag.c_str()) != nullptr);
   v = violation(*team_copy, false);
   BOOST_CHECK_MESSAGE(v.empty(), "rank " << me << ": " << v);
   // ... and select it alone: the path down to it, with its units.

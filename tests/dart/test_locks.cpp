@@ -20,10 +20,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <iostream>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,8 +32,8 @@
 
 namespace {
 
-using dartcheck::QuietDart;
 using dartcheck::at;
+using dartcheck::QuietDart;
 using dartcheck::slow_ranks;
 
 struct LockFixture : dartcheck::DartFixture {
@@ -64,8 +64,7 @@ bool wait_for(const std::atomic<int>& flag, int value) {
 // be cancelled, so on timeout the job is aborted with a message naming the
 // rank and `progress()`, instead of running into the harness timeout.
 template <class Body, class Progress>
-void run_bounded(bool use_threads, int count, Body body, double seconds, const std::string& what,
-                 Progress progress) {
+void run_bounded(bool use_threads, int count, Body body, double seconds, const std::string& what, Progress progress) {
   if (!use_threads) {
     body();
     return;
@@ -258,7 +257,8 @@ BOOST_AUTO_TEST_CASE(try_acquire_while_another_unit_holds) {
         tried = x;
       });
       other.join();
-      BOOST_CHECK_MESSAGE(tried.load() == 0, "rank " << me << ": try_acquire by a second thread of the holding unit gave "
+      BOOST_CHECK_MESSAGE(tried.load() == 0, "rank " << me
+                                                     << ": try_acquire by a second thread of the holding unit gave "
                                                      << tried.load() << ", expected 0");
     }
   }
@@ -314,8 +314,8 @@ BOOST_AUTO_TEST_CASE(try_acquire_while_another_thread_holds) {
       }
       int32_t r = -1;
       CHECK_OK(dart_lock_try_acquire(lock, &r));
-      BOOST_CHECK_MESSAGE(r == 0, "rank " << me << ": try_acquire while another thread of this unit holds the lock gave "
-                                          << r);
+      BOOST_CHECK_MESSAGE(r == 0,
+                          "rank " << me << ": try_acquire while another thread of this unit holds the lock gave " << r);
       if (r == 1) CHECK_OK(dart_lock_release(lock));
       state = 2;
       if (!wait_for(state, 3)) {

@@ -47,10 +47,8 @@ BOOST_AUTO_TEST_CASE(nonblocking_ring_with_every_flush) {
       CHECK_OK(dart_put(at(seg, right, (c * kSpacing + shift) * sizeof(T)), &src[c * kChunk], kChunk, DART_TYPE_LONG,
                         DART_TYPE_LONG));
     // The offset of the flush's gptr is ignored.
-    if (r % 2 == 0)
-      CHECK_OK(dart_flush(at(seg, right, 24)));
-    else
-      CHECK_OK(dart_flush_all(at(seg, me, 8)));
+    if (r % 2 == 0) CHECK_OK(dart_flush(at(seg, right, 24)));
+    else CHECK_OK(dart_flush_all(at(seg, me, 8)));
     barrier();
 
     auto expected = [&](int owner, int writer) {
@@ -114,9 +112,12 @@ BOOST_AUTO_TEST_CASE(own_portion_through_rma) {
   CHECK_OK(dart_get_handle(got.data(), at(seg, me), kN, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE, &h));
   CHECK_OK(dart_wait(&h));
   CHECK_RANK(h == DART_HANDLE_NULL);
-  verify(got.data(), kN,
-         [&](std::size_t i) { return i < 500 ? pattern<T>(me, i, 21) : (i < 600 ? pattern<T>(me, i - 100, 20) : sentinel<T>(me, i, 20)); },
-         me, "own portion by dart_get_handle after dart_put_handle to oneself");
+  verify(
+      got.data(), kN,
+      [&](std::size_t i) {
+        return i < 500 ? pattern<T>(me, i, 21) : (i < 600 ? pattern<T>(me, i - 100, 20) : sentinel<T>(me, i, 20));
+      },
+      me, "own portion by dart_get_handle after dart_put_handle to oneself");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
@@ -164,10 +165,12 @@ BOOST_AUTO_TEST_CASE(everyone_to_one_and_one_to_everyone) {
     CHECK_OK(dart_flush_all(seg));
   }
   barrier();
-  verify(mine + my_slot, kBlock, [&](std::size_t i) { return pattern<T>(writer, my_slot + i, 31); }, me,
-         "own block after unit " + std::to_string(writer) + "'s put to everybody");
+  verify(
+      mine + my_slot, kBlock, [&](std::size_t i) { return pattern<T>(writer, my_slot + i, 31); }, me,
+      "own block after unit " + std::to_string(writer) + "'s put to everybody");
   if (me != 0 && me != writer)  // the rest of the portion was not touched
-    verify(mine, my_slot, [&](std::size_t i) { return sentinel<T>(me, i, 30); }, me, "own portion before the block");
+    verify(
+        mine, my_slot, [&](std::size_t i) { return sentinel<T>(me, i, 30); }, me, "own portion before the block");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
@@ -272,8 +275,9 @@ BOOST_AUTO_TEST_CASE(wait_and_test_accept_null_handles) {
   CHECK_OK(dart_get_handle(&got[8], at(seg, right, 8 * sizeof(int)), 8, DART_TYPE_INT, DART_TYPE_INT, &mixed[3]));
   CHECK_OK(dart_waitall(mixed, 5));
   for (const dart_handle_t& x : mixed) CHECK_RANK(x == DART_HANDLE_NULL);
-  verify(got, 16, [&](std::size_t i) { return right * 100 + static_cast<int>(i); }, me,
-         "gets completed by dart_waitall with null entries");
+  verify(
+      got, 16, [&](std::size_t i) { return right * 100 + static_cast<int>(i); }, me,
+      "gets completed by dart_waitall with null entries");
   std::fill(std::begin(got), std::end(got), 0);
   CHECK_OK(dart_get_handle(&got[0], at(seg, left, 0), 16, DART_TYPE_INT, DART_TYPE_INT, &mixed[2]));
   const bool done = poll_until([&] {
@@ -284,8 +288,9 @@ BOOST_AUTO_TEST_CASE(wait_and_test_accept_null_handles) {
   CHECK_RANK(done);
   CHECK_EQ(r, 1);
   CHECK_RANK(mixed[2] == DART_HANDLE_NULL);
-  verify(got, 16, [&](std::size_t i) { return left * 100 + static_cast<int>(i); }, me,
-         "get completed by dart_testall_local with null entries");
+  verify(
+      got, 16, [&](std::size_t i) { return left * 100 + static_cast<int>(i); }, me,
+      "get completed by dart_testall_local with null entries");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
@@ -314,8 +319,10 @@ BOOST_AUTO_TEST_CASE(nelem_zero_is_a_noop) {
   }
   CHECK_OK(dart_flush_all(seg));
   barrier();
-  verify(buf, kN, [&](std::size_t i) { return pattern<int>(me, i, 50); }, me, "buffer after gets of 0 elements");
-  verify(mine, kN, [&](std::size_t i) { return sentinel<int>(me, i, 50); }, me, "own portion after puts of 0 elements");
+  verify(
+      buf, kN, [&](std::size_t i) { return pattern<int>(me, i, 50); }, me, "buffer after gets of 0 elements");
+  verify(
+      mine, kN, [&](std::size_t i) { return sentinel<int>(me, i, 50); }, me, "own portion after puts of 0 elements");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }

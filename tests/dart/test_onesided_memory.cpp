@@ -98,13 +98,15 @@ BOOST_AUTO_TEST_CASE(local_pool_and_registered_memory) {
   CHECK_OK(dart_put(at(var, right), fill_right.data(), fill_right.size(), DART_TYPE_LONG, DART_TYPE_LONG));
   CHECK_OK(dart_flush(at(var, right)));
   barrier();
-  verify(own_buf.data(), own_buf.size(), [&](std::size_t i) { return pattern<T>(left, i, 103); }, me,
-         "own buffer of " + std::to_string(own_buf.size()) + " elements registered by dart_team_memregister");
+  verify(
+      own_buf.data(), own_buf.size(), [&](std::size_t i) { return pattern<T>(left, i, 103); }, me,
+      "own buffer of " + std::to_string(own_buf.size()) + " elements registered by dart_team_memregister");
   std::vector<T> from_left(count_of(left), T{-1});
   CHECK_OK(dart_get_handle(from_left.data(), at(var, left), from_left.size(), DART_TYPE_LONG, DART_TYPE_LONG, &h));
   CHECK_OK(dart_wait(&h));
-  verify(from_left.data(), from_left.size(), [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 103); }, me,
-         "left neighbour's buffer registered by dart_team_memregister");
+  verify(
+      from_left.data(), from_left.size(), [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 103); }, me,
+      "left neighbour's buffer registered by dart_team_memregister");
   barrier();
   CHECK_OK(dart_team_memderegister(var));
 }
@@ -126,7 +128,8 @@ BOOST_AUTO_TEST_CASE(registered_memory_at_natural_alignment_only) {
     const std::string what = "registration " + std::to_string(shift) + " bytes past a 64-byte boundary";
     dart_gptr_t reg = DART_GPTR_NULL;
     const dart_ret_t rc = dart_team_memregister_aligned(DART_TEAM_ALL, kN, DART_TYPE_LONG, buf, &reg);
-    BOOST_CHECK_MESSAGE(rc == DART_OK, "rank " << me << ": " << what << ": dart_team_memregister_aligned returned " << rc);
+    BOOST_CHECK_MESSAGE(rc == DART_OK,
+                        "rank " << me << ": " << what << ": dart_team_memregister_aligned returned " << rc);
     if (!mpitest::all_ranks(rc == DART_OK)) continue;
     std::vector<T> src(20);
     for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern<T>(me, i, salt);
@@ -141,7 +144,8 @@ BOOST_AUTO_TEST_CASE(registered_memory_at_natural_alignment_only) {
     verify(buf, kN, expected(me, left), me, "own " + what + " after the left neighbour's dart_put");
     std::vector<T> got(kN, T{-1});
     CHECK_OK(dart_get_blocking(got.data(), at(reg, left), kN, DART_TYPE_LONG, DART_TYPE_LONG));
-    verify(got.data(), kN, expected(left, (left + n - 1) % n), me, "left neighbour's " + what + " by dart_get_blocking");
+    verify(got.data(), kN, expected(left, (left + n - 1) % n), me,
+           "left neighbour's " + what + " by dart_get_blocking");
     barrier();
     CHECK_OK(dart_team_memderegister(reg));
   }
@@ -161,8 +165,9 @@ BOOST_AUTO_TEST_CASE(many_outstanding_operations) {
     CHECK_OK(dart_put(at(seg, right, k * sizeof(T)), &src[k], 1, DART_TYPE_INT, DART_TYPE_INT));
   CHECK_OK(dart_flush_all(seg));
   barrier();
-  verify(mine, kN, [&](std::size_t i) { return pattern<T>(left, i, 110); }, me,
-         "own portion after 2000 single-element puts");
+  verify(
+      mine, kN, [&](std::size_t i) { return pattern<T>(left, i, 110); }, me,
+      "own portion after 2000 single-element puts");
   // One element per get_handle, all completed by one dart_waitall.
   std::vector<T> got(kN, -1);
   std::vector<dart_handle_t> hs(kN, DART_HANDLE_NULL);
@@ -170,8 +175,9 @@ BOOST_AUTO_TEST_CASE(many_outstanding_operations) {
     CHECK_OK(dart_get_handle(&got[k], at(seg, left, k * sizeof(T)), 1, DART_TYPE_INT, DART_TYPE_INT, &hs[k]));
   CHECK_OK(dart_waitall(hs.data(), hs.size()));
   CHECK_RANK(all_null(hs));
-  verify(got.data(), kN, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 110); }, me,
-         "2000 single-element get_handles");
+  verify(
+      got.data(), kN, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 110); }, me,
+      "2000 single-element get_handles");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
@@ -213,8 +219,9 @@ BOOST_FIXTURE_TEST_CASE(threads_put_and_get_concurrently, DartThreadFixture) {
   }
   CHECK_EQ(failures.load(), 0);
   barrier();
-  verify(mine, kPortion, [&](std::size_t i) { return pattern<T>(left, i, 120); }, me,
-         "own portion after puts from 3 threads of the left neighbour");
+  verify(
+      mine, kPortion, [&](std::size_t i) { return pattern<T>(left, i, 120); }, me,
+      "own portion after puts from 3 threads of the left neighbour");
 
   std::vector<T> got(kPortion, -1);
   auto getter = [&](int t) {
@@ -235,8 +242,9 @@ BOOST_FIXTURE_TEST_CASE(threads_put_and_get_concurrently, DartThreadFixture) {
     for (auto& th : ts) th.join();
   }
   CHECK_EQ(failures.load(), 0);
-  verify(got.data(), kPortion, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 120); }, me,
-         "left neighbour's portion by get_handles from 3 threads");
+  verify(
+      got.data(), kPortion, [&](std::size_t i) { return pattern<T>((left + n - 1) % n, i, 120); }, me,
+      "left neighbour's portion by get_handles from 3 threads");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }

@@ -35,18 +35,21 @@ BOOST_AUTO_TEST_CASE(strided_columns_gather_and_scatter) {
   std::vector<T> got(2 * R, -1);
   CHECK_OK(dart_get(got.data(), at(seg, right, 3 * sizeof(T)), R, col, DART_TYPE_INT));
   CHECK_OK(dart_flush_local(at(seg, right)));
-  verify(got.data(), R, [&](std::size_t r) { return rm(r, 3); }, me, "column 3 by dart_get (strided -> contiguous)");
+  verify(
+      got.data(), R, [&](std::size_t r) { return rm(r, 3); }, me, "column 3 by dart_get (strided -> contiguous)");
 
   std::fill(got.begin(), got.end(), -1);
   CHECK_OK(dart_get_blocking(got.data(), at(seg, right, 7 * sizeof(T)), 2 * R, col2, DART_TYPE_INT));
-  verify(got.data(), 2 * R, [&](std::size_t k) { return rm(k / 2, 7 + k % 2); }, me,
-         "columns 7-8 by dart_get_blocking (strided blocklen 2 -> contiguous)");
+  verify(
+      got.data(), 2 * R, [&](std::size_t k) { return rm(k / 2, 7 + k % 2); }, me,
+      "columns 7-8 by dart_get_blocking (strided blocklen 2 -> contiguous)");
 
   std::fill(got.begin(), got.end(), -1);
   dart_handle_t h = DART_HANDLE_NULL;
   CHECK_OK(dart_get_handle(got.data(), at(seg, right, 0), R, col, DART_TYPE_INT, &h));
   CHECK_OK(dart_wait(&h));
-  verify(got.data(), R, [&](std::size_t r) { return rm(r, 0); }, me, "column 0 by dart_get_handle");
+  verify(
+      got.data(), R, [&](std::size_t r) { return rm(r, 0); }, me, "column 0 by dart_get_handle");
 
   // Strided -> strided: column 2 of the neighbour into column 1 of a local
   // R x 4 matrix; the other local columns stay as they were.
@@ -54,8 +57,9 @@ BOOST_AUTO_TEST_CASE(strided_columns_gather_and_scatter) {
   const Type col_c2 = Type::strided(DART_TYPE_INT, C2, 1);
   std::vector<T> local(R * C2, -7);
   CHECK_OK(dart_get_blocking(local.data() + 1, at(seg, right, 2 * sizeof(T)), R, col, col_c2));
-  verify(local.data(), R * C2, [&](std::size_t i) { return i % C2 == 1 ? rm(i / C2, 2) : -7; }, me,
-         "column 2 into column 1 of a 4-wide local matrix (strided -> strided)");
+  verify(
+      local.data(), R * C2, [&](std::size_t i) { return i % C2 == 1 ? rm(i / C2, 2) : -7; }, me,
+      "column 2 into column 1 of a 4-wide local matrix (strided -> strided)");
 
   // Different block lengths on both sides: source blocks of 2 every 5,
   // destination blocks of 3 every 7; 12 elements.
@@ -67,8 +71,9 @@ BOOST_AUTO_TEST_CASE(strided_columns_gather_and_scatter) {
   {
     std::vector<T> expect(mixed.size(), -9);
     for (std::size_t k = 0; k < 12; ++k) expect[(k / 3) * 7 + k % 3] = sentinel<T>(right, 1 + (k / 2) * 5 + k % 2, 60);
-    verify(mixed.data(), mixed.size(), [&](std::size_t i) { return expect[i]; }, me,
-           "12 elements strided(5,2) -> strided(7,3)");
+    verify(
+        mixed.data(), mixed.size(), [&](std::size_t i) { return expect[i]; }, me,
+        "12 elements strided(5,2) -> strided(7,3)");
   }
   barrier();
 
@@ -122,12 +127,13 @@ BOOST_AUTO_TEST_CASE(strided_doubles_and_custom_structs) {
   CHECK_OK(dart_put(at(dseg, right, 2 * sizeof(double)), src.data(), 2 * R, DART_TYPE_DOUBLE, pair));
   CHECK_OK(dart_flush_all(dseg));
   barrier();
-  verify(dm, R * C,
-         [&](std::size_t i) {
-           const std::size_t r = i / C, c = i % C;
-           return (c == 2 || c == 3) ? pattern<double>(left, r * 2 + (c - 2), 70) : sentinel<double>(me, i, 70);
-         },
-         me, "own double matrix after the left neighbour's column-pair scatter");
+  verify(
+      dm, R * C,
+      [&](std::size_t i) {
+        const std::size_t r = i / C, c = i % C;
+        return (c == 2 || c == 3) ? pattern<double>(left, r * 2 + (c - 2), 70) : sentinel<double>(me, i, 70);
+      },
+      me, "own double matrix after the left neighbour's column-pair scatter");
   barrier();
   CHECK_OK(dart_team_memfree(dseg));
 
@@ -205,7 +211,8 @@ BOOST_AUTO_TEST_CASE(indexed_gather_and_scatter) {
   // Indexed -> contiguous, two repetitions, each form.
   constexpr std::size_t kBase = 10;  // element offset of the gathers in the right portion
   auto check_gather = [&](const std::vector<T>& got, std::size_t count, const std::string& what) {
-    verify(got.data(), count, [&](std::size_t k) { return sentinel<T>(right, kBase + a_at(k), 80); }, me, what);
+    verify(
+        got.data(), count, [&](std::size_t k) { return sentinel<T>(right, kBase + a_at(k), 80); }, me, what);
   };
   std::vector<T> got(12, -1);
   CHECK_OK(dart_get(got.data(), at(seg, right, kBase * sizeof(T)), 12, a, DART_TYPE_LONG));
@@ -226,7 +233,8 @@ BOOST_AUTO_TEST_CASE(indexed_gather_and_scatter) {
   {
     std::vector<T> expect(local.size(), -3);
     for (std::size_t k = 0; k < 30; ++k) expect[b_at(k)] = sentinel<T>(right, kBase + a_at(k), 80);
-    verify(local.data(), local.size(), [&](std::size_t i) { return expect[i]; }, me, "indexed A x5 -> indexed B x6");
+    verify(
+        local.data(), local.size(), [&](std::size_t i) { return expect[i]; }, me, "indexed A x5 -> indexed B x6");
   }
   barrier();
 
@@ -248,8 +256,9 @@ BOOST_AUTO_TEST_CASE(indexed_gather_and_scatter) {
   for (std::size_t k = 0; k < 10; ++k) expect[100 + b_at(k)] = pattern<T>(left, k, 81);
   for (std::size_t k = 0; k < 6; ++k) expect[150 + a_at(k)] = pattern<T>(left, k, 82);
   for (std::size_t k = 0; k < 5; ++k) expect[180 + b_at(k)] = pattern<T>(left, k, 83);
-  verify(mine, kPortion, [&](std::size_t i) { return expect[i]; }, me,
-         "own portion after the left neighbour's indexed scatters");
+  verify(
+      mine, kPortion, [&](std::size_t i) { return expect[i]; }, me,
+      "own portion after the left neighbour's indexed scatters");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
@@ -275,14 +284,16 @@ BOOST_AUTO_TEST_CASE(type_destroyed_while_operation_in_flight) {
   CHECK_EQ(col, DART_TYPE_UNDEFINED);
   CHECK_OK(dart_wait(&h));
   CHECK_OK(dart_flush_all(seg));
-  verify(got.data(), R, [&](std::size_t r) { return sentinel<int>(right, r * C + 4, 90); }, me,
-         "column get whose type was destroyed before the flush");
-  verify(got2.data(), R, [&](std::size_t r) { return sentinel<int>(right, r * C, 90); }, me,
-         "column get_handle whose type was destroyed before the wait");
+  verify(
+      got.data(), R, [&](std::size_t r) { return sentinel<int>(right, r * C + 4, 90); }, me,
+      "column get whose type was destroyed before the flush");
+  verify(
+      got2.data(), R, [&](std::size_t r) { return sentinel<int>(right, r * C, 90); }, me,
+      "column get_handle whose type was destroyed before the wait");
   barrier();
-  verify(mine, R * C,
-         [&](std::size_t i) { return i % C == 6 ? pattern<int>(left, i / C, 91) : sentinel<int>(me, i, 90); }, me,
-         "own matrix after a column put whose type was destroyed before the flush");
+  verify(
+      mine, R * C, [&](std::size_t i) { return i % C == 6 ? pattern<int>(left, i / C, 91) : sentinel<int>(me, i, 90); },
+      me, "own matrix after a column put whose type was destroyed before the flush");
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }

@@ -39,17 +39,17 @@ constexpr double kDeadlineSeconds = 20.0;
 // After one case has run into its deadline, later ones wait this long only,
 // so a run without target-side progress stays within the harness timeout.
 constexpr double kDeadlineAfterTimeout = 8.0;
-bool g_timed_out = false;  // on unit 0
+bool g_timed_out = false;                             // on unit 0
 constexpr std::size_t kData = std::size_t(64) << 10;  // bytes each origin moves per step
 
 // Layout of every unit's portion (only unit 0's is used).
-constexpr std::size_t kFlags1 = 0;       // int64 per unit: case 1 done
-constexpr std::size_t kFlags2 = 512;     // int64 per unit: case 2 done
-constexpr std::size_t kAcc = 1024;       // int64: accumulate SUM target
-constexpr std::size_t kFetch = 1032;     // int64: fetch-and-op SUM target
-constexpr std::size_t kCas = 1536;       // int64 per unit: CAS target
-constexpr std::size_t kRead = 3072;      // int64: fetch-and-op NO_OP target
-constexpr std::size_t kSource = 4096;    // kData bytes unit 0 provides for reads
+constexpr std::size_t kFlags1 = 0;               // int64 per unit: case 1 done
+constexpr std::size_t kFlags2 = 512;             // int64 per unit: case 2 done
+constexpr std::size_t kAcc = 1024;               // int64: accumulate SUM target
+constexpr std::size_t kFetch = 1032;             // int64: fetch-and-op SUM target
+constexpr std::size_t kCas = 1536;               // int64 per unit: CAS target
+constexpr std::size_t kRead = 3072;              // int64: fetch-and-op NO_OP target
+constexpr std::size_t kSource = 4096;            // kData bytes unit 0 provides for reads
 constexpr std::size_t kSinks = kSource + kData;  // 3 * kData bytes per origin
 constexpr std::size_t kMaxUnits = 64;
 
@@ -115,7 +115,8 @@ std::string origin_timings(const std::vector<double>& mine, const std::vector<co
   std::ostringstream os;
   for (int u = 1; u < n; ++u) {
     os << "; unit " << u << ":";
-    for (std::size_t s = 0; s < k; ++s) os << " " << steps[s] << " done after " << all[static_cast<std::size_t>(u) * k + s] << " s";
+    for (std::size_t s = 0; s < k; ++s)
+      os << " " << steps[s] << " done after " << all[static_cast<std::size_t>(u) * k + s] << " s";
   }
   return os.str();
 }
@@ -199,8 +200,8 @@ BOOST_AUTO_TEST_CASE(writes_atomics_and_lock_complete_while_target_computes) {
     for (int u = 1; u < n; ++u) {
       const std::size_t sink = kSinks + 3 * kData * static_cast<std::size_t>(u);
       const std::size_t bad = mismatches(mine + sink, 3 * kData, u, salt);
-      BOOST_CHECK_MESSAGE(bad == 0, "rank 0: " << bad << " of " << 3 * kData << " bytes written by unit " << u
-                                               << " are wrong");
+      BOOST_CHECK_MESSAGE(bad == 0,
+                          "rank 0: " << bad << " of " << 3 * kData << " bytes written by unit " << u << " are wrong");
       const auto* cas = reinterpret_cast<const std::int64_t*>(mine + kCas);
       CHECK_EQ(cas[u], std::int64_t{u});
     }
@@ -243,19 +244,21 @@ BOOST_AUTO_TEST_CASE(reads_complete_while_target_computes) {
     std::vector<unsigned char> got(kData, 0);
     CHECK_OK(dart_get_blocking(got.data(), at(seg, 0, kSource), kData, DART_TYPE_BYTE, DART_TYPE_BYTE));
     std::size_t bad = mismatches(got.data(), kData, 0, salt);
-    BOOST_CHECK_MESSAGE(bad == 0, "rank " << me << ": dart_get_blocking from computing unit 0: " << bad << " wrong bytes");
+    BOOST_CHECK_MESSAGE(bad == 0,
+                        "rank " << me << ": dart_get_blocking from computing unit 0: " << bad << " wrong bytes");
     std::fill(got.begin(), got.end(), 0);
     CHECK_OK(dart_get(got.data(), at(seg, 0, kSource), kData, DART_TYPE_BYTE, DART_TYPE_BYTE));
     CHECK_OK(dart_flush_local(at(seg, 0)));
     bad = mismatches(got.data(), kData, 0, salt);
-    BOOST_CHECK_MESSAGE(bad == 0, "rank " << me << ": dart_get + flush_local from computing unit 0: " << bad
-                                          << " wrong bytes");
+    BOOST_CHECK_MESSAGE(bad == 0,
+                        "rank " << me << ": dart_get + flush_local from computing unit 0: " << bad << " wrong bytes");
     std::fill(got.begin(), got.end(), 0);
     dart_handle_t h = DART_HANDLE_NULL;
     CHECK_OK(dart_get_handle(got.data(), at(seg, 0, kSource), kData, DART_TYPE_BYTE, DART_TYPE_BYTE, &h));
     CHECK_OK(dart_wait(&h));
     bad = mismatches(got.data(), kData, 0, salt);
-    BOOST_CHECK_MESSAGE(bad == 0, "rank " << me << ": dart_get_handle from computing unit 0: " << bad << " wrong bytes");
+    BOOST_CHECK_MESSAGE(bad == 0,
+                        "rank " << me << ": dart_get_handle from computing unit 0: " << bad << " wrong bytes");
     times[0] = MPI_Wtime() - t0;
     std::int64_t value = -1;
     const std::int64_t ignored = 0;

@@ -72,10 +72,9 @@ void check_all_portions(const dart_gptr_t& g, int tag, int me, int n, const std:
     std::size_t bad = bytes;
     for (std::size_t i = 0; i < bytes && bad == bytes; ++i)
       if (got[i] != byte_of(u, i, tag)) bad = i;
-    BOOST_CHECK_MESSAGE(bad == bytes, "rank " << me << ": " << what << ": byte " << bad << " of unit " << u
-                                              << "'s " << bytes << "-byte portion is "
-                                              << (bad < bytes ? int{got[bad]} : -1) << ", expected "
-                                              << (bad < bytes ? int{byte_of(u, bad, tag)} : -1));
+    BOOST_CHECK_MESSAGE(bad == bytes, "rank " << me << ": " << what << ": byte " << bad << " of unit " << u << "'s "
+                                              << bytes << "-byte portion is " << (bad < bytes ? int{got[bad]} : -1)
+                                              << ", expected " << (bad < bytes ? int{byte_of(u, bad, tag)} : -1));
   }
 }
 
@@ -104,7 +103,8 @@ BOOST_AUTO_TEST_CASE(unbalanced_sizes_and_empty_units) {
 
   std::vector<unsigned char> src(size_of(right));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = byte_of(me, i, 2);
-  if (!src.empty()) CHECK_OK(dart_put_blocking(raw_at(b.gptr, right), src.data(), src.size(), DART_TYPE_BYTE, DART_TYPE_BYTE));
+  if (!src.empty())
+    CHECK_OK(dart_put_blocking(raw_at(b.gptr, right), src.data(), src.size(), DART_TYPE_BYTE, DART_TYPE_BYTE));
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   for (std::size_t i = 0; i < b.mem.size(); ++i)
     if (b.mem[i] != byte_of(left, i, 2)) {
@@ -159,7 +159,9 @@ BOOST_AUTO_TEST_CASE(deregistration_on_one_unit_only) {
 // from every bucket some unit still holds, and carry the right data.
 BOOST_AUTO_TEST_CASE(deregistration_in_different_orders) {
   constexpr int kBuckets = 6;
-  auto size_of = [](int u, int k) -> std::size_t { return (u + k) % 3 == 0 ? 0 : 256 * static_cast<std::size_t>(k + 1) + 8 * static_cast<std::size_t>(u); };
+  auto size_of = [](int u, int k) -> std::size_t {
+    return (u + k) % 3 == 0 ? 0 : 256 * static_cast<std::size_t>(k + 1) + 8 * static_cast<std::size_t>(u);
+  };
   std::vector<Bucket> old;
   for (int k = 0; k < kBuckets; ++k) old.push_back(register_bucket(DART_TEAM_ALL, size_of(me, k), 10 + k, me));
   std::vector<int> order(kBuckets);
@@ -179,8 +181,8 @@ BOOST_AUTO_TEST_CASE(deregistration_in_different_orders) {
     CHECK_RANK(mpitest::all_ranks(same_segid_everywhere(g)));
     // No unit may still hold the id the new bucket got.
     const bool clash = std::find(held.begin(), held.end(), g.segid) != held.end();
-    BOOST_CHECK_MESSAGE(mpitest::all_ranks(!clash), "rank " << me << ": step " << step << ": new id " << g.segid
-                                                            << " is still held by some unit");
+    BOOST_CHECK_MESSAGE(mpitest::all_ranks(!clash),
+                        "rank " << me << ": step " << step << ": new id " << g.segid << " is still held by some unit");
     held.push_back(g.segid);
     std::vector<std::size_t> sizes;
     for (int u = 0; u < n; ++u) sizes.push_back(size_of(u, step + 1));
@@ -240,9 +242,11 @@ BOOST_AUTO_TEST_CASE(sub_team_destroyed_after_unbalanced_deregistration) {
     dart_team_unit_t my{};
     REQUIRE_OK(dart_team_myid(team, &my));
     std::vector<Bucket> buckets;
-    for (int k = 0; k < 4; ++k) buckets.push_back(register_bucket(team, 128 * static_cast<std::size_t>(k + my.id), 40 + k, my.id));
+    for (int k = 0; k < 4; ++k)
+      buckets.push_back(register_bucket(team, 128 * static_cast<std::size_t>(k + my.id), 40 + k, my.id));
     // Unit k of the team deregisters buckets 0..k-1; nobody deregisters all.
-    for (int k = 0; k < std::min(my.id, 3); ++k) CHECK_OK(dart_team_memderegister(buckets[static_cast<std::size_t>(k)].gptr));
+    for (int k = 0; k < std::min(my.id, 3); ++k)
+      CHECK_OK(dart_team_memderegister(buckets[static_cast<std::size_t>(k)].gptr));
     Bucket more = register_bucket(team, 100, 50, my.id);
     std::vector<std::size_t> sizes(static_cast<std::size_t>(members), 100);
     CHECK_OK(dart_barrier(team));

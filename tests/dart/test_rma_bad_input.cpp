@@ -39,10 +39,10 @@ namespace {
 
 int rank() { return mpitest::world_rank(); }
 
-using dartcheck::Outcome;
 using dartcheck::capture;
 using dartcheck::ctx;
 using dartcheck::g_context;
+using dartcheck::Outcome;
 
 // A non-null handle value a failing call must overwrite with
 // DART_HANDLE_NULL (never dereferenced by a correct implementation: the
@@ -101,8 +101,8 @@ std::vector<TargetCall> target_calls(Buffers& b) {
        [&b](dart_gptr_t g) { return dart_fetch_and_op(g, &b.value, &b.result, DART_TYPE_INT, DART_OP_SUM); }, false,
        false, true},
       {"dart_compare_and_swap",
-       [&b](dart_gptr_t g) { return dart_compare_and_swap(g, &b.value, &b.compare, &b.result, DART_TYPE_INT); },
-       false, false, true},
+       [&b](dart_gptr_t g) { return dart_compare_and_swap(g, &b.value, &b.compare, &b.result, DART_TYPE_INT); }, false,
+       false, true},
       {"dart_flush", [](dart_gptr_t g) { return dart_flush(g); }, true, false, false},
       {"dart_flush_local", [](dart_gptr_t g) { return dart_flush_local(g); }, true, false, false},
       {"dart_flush_all", [](dart_gptr_t g) { return dart_flush_all(g); }, true, true, false},
@@ -127,7 +127,7 @@ BOOST_FIXTURE_TEST_CASE(capture_helper_and_silent_valid_calls, Dart) {
   const Outcome raw = capture([]() -> dart_ret_t {
     const char msg[] = "raw line\n";
     return ::write(STDERR_FILENO, msg, sizeof msg - 1) == static_cast<ssize_t>(sizeof msg - 1) ? DART_OK
-                                                                                              : DART_ERR_OTHER;
+                                                                                               : DART_ERR_OTHER;
   });
   CHECK_OK(raw.rc);
   BOOST_CHECK_MESSAGE(raw.log == "raw line\n", "rank " << rank() << ": capture read back \"" << raw.log << "\"");
@@ -160,15 +160,40 @@ BOOST_FIXTURE_TEST_CASE(null_unknown_and_freed_targets, Dart) {
   };
   std::vector<Bad> bad = {
       {"DART_GPTR_NULL", DART_GPTR_NULL, false},
-      {"team 17", [&] { dart_gptr_t g = at(tg, me); g.teamid = 17; return g; }(), false},
-      {"team DART_TEAM_NULL", [&] { dart_gptr_t g = at(tg, me); g.teamid = DART_TEAM_NULL; return g; }(), false},
+      {"team 17",
+       [&] {
+         dart_gptr_t g = at(tg, me);
+         g.teamid = 17;
+         return g;
+       }(),
+       false},
+      {"team DART_TEAM_NULL",
+       [&] {
+         dart_gptr_t g = at(tg, me);
+         g.teamid = DART_TEAM_NULL;
+         return g;
+       }(),
+       false},
       {"unit n", at(tg, n), true},
       {"unit -1", at(tg, -1), true},
       {"unit 2^23-1", at(tg, (1 << 23) - 1), true},
       {"freed segment", at(freed, me), false},
       {"freed segment at another unit", at(freed, (me + 1) % n), false},
-      {"segment 1234 never allocated", [&] { dart_gptr_t g = at(tg, me); g.segid = 1234; return g; }(), false},
-      {"DART_SEGMENT_LOCAL on team 17", [&] { dart_gptr_t g = at(tg, me); g.segid = DART_SEGMENT_LOCAL; g.teamid = 17; return g; }(), false},
+      {"segment 1234 never allocated",
+       [&] {
+         dart_gptr_t g = at(tg, me);
+         g.segid = 1234;
+         return g;
+       }(),
+       false},
+      {"DART_SEGMENT_LOCAL on team 17",
+       [&] {
+         dart_gptr_t g = at(tg, me);
+         g.segid = DART_SEGMENT_LOCAL;
+         g.teamid = 17;
+         return g;
+       }(),
+       false},
   };
   for (const Bad& x : bad) {
     for (const TargetCall& c : calls) {
@@ -197,14 +222,12 @@ BOOST_FIXTURE_TEST_CASE(offsets_beyond_the_portion, Dart) {
       const std::uint64_t size = c.single ? sizeof(int) : 4 * sizeof(int);
       // Exactly one byte beyond, one element beyond, starting at the end,
       // far beyond, and a wrapped-around "negative" offset.
-      for (const std::uint64_t off : {kBytes - size + 1, kBytes - size + sizeof(int), kBytes, std::uint64_t{1} << 40,
-                                      ~std::uint64_t{0} - 1}) {
-        g_context = "unit " + std::to_string(unit) + ", offset " + std::to_string(off) + ", " +
-                    std::to_string(size) + " bytes";
-        if (c.is_flush)
-          CHECK_SILENT(DART_OK, c.call(at(tg, unit, off)));  // a flush ignores the offset
-        else
-          check_rejects(c, b, at(tg, unit, off));
+      for (const std::uint64_t off :
+           {kBytes - size + 1, kBytes - size + sizeof(int), kBytes, std::uint64_t{1} << 40, ~std::uint64_t{0} - 1}) {
+        g_context =
+            "unit " + std::to_string(unit) + ", offset " + std::to_string(off) + ", " + std::to_string(size) + " bytes";
+        if (c.is_flush) CHECK_SILENT(DART_OK, c.call(at(tg, unit, off)));  // a flush ignores the offset
+        else check_rejects(c, b, at(tg, unit, off));
       }
       // The last fitting position is accepted (own portion: nobody else
       // writes there concurrently).
@@ -318,7 +341,8 @@ BOOST_FIXTURE_TEST_CASE(invalid_and_mismatched_types, Dart) {
   CHECK_REJECTED(DART_ERR_INVAL, "dart_accumulate", dart_accumulate(g, buf, SIZE_MAX / 2, DART_TYPE_INT, DART_OP_SUM));
   g_context.clear();
 
-  for (dart_datatype_t* t : {&custom, &strided, &strided_long, &indexed, &pairs, &triples}) CHECK_OK(dart_type_destroy(t));
+  for (dart_datatype_t* t : {&custom, &strided, &strided_long, &indexed, &pairs, &triples})
+    CHECK_OK(dart_type_destroy(t));
   CHECK_OK(dart_flush_all(tg));
   CHECK_OK(dart_barrier(DART_TEAM_ALL));
   CHECK_OK(dart_team_memfree(tg));
@@ -341,13 +365,17 @@ BOOST_FIXTURE_TEST_CASE(type_constructor_and_destructor_arguments, Dart) {
 
   const size_t bl[2] = {1, 2}, off[2] = {0, 4};
   const size_t bl_big[2] = {1, big}, off_big[2] = {0, big};
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed", dart_type_create_indexed(DART_TYPE_INT, 2, bl, off, nullptr));
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed",
+                 dart_type_create_indexed(DART_TYPE_INT, 2, bl, off, nullptr));
   out = DART_TYPE_INT;
   CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed", dart_type_create_indexed(strided, 2, bl, off, &out));
   CHECK_EQ(out, DART_TYPE_UNDEFINED);
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed", dart_type_create_indexed(DART_TYPE_INT, 2, bl_big, off, &out));
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed", dart_type_create_indexed(DART_TYPE_INT, 2, bl, off_big, &out));
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed", dart_type_create_indexed(DART_TYPE_INT, big, bl, off, &out));
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed",
+                 dart_type_create_indexed(DART_TYPE_INT, 2, bl_big, off, &out));
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed",
+                 dart_type_create_indexed(DART_TYPE_INT, 2, bl, off_big, &out));
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_indexed",
+                 dart_type_create_indexed(DART_TYPE_INT, big, bl, off, &out));
   CHECK_EQ(out, DART_TYPE_UNDEFINED);
 
   CHECK_REJECTED(DART_ERR_INVAL, "dart_type_create_custom", dart_type_create_custom(12, nullptr));
@@ -417,7 +445,8 @@ BOOST_FIXTURE_TEST_CASE(invalid_operations, Dart) {
   for (int i = 0; i < 8; ++i) CHECK_EQ(now[i], 70 + i);
 
   // dart_op_create / dart_op_destroy arguments.
-  CHECK_REJECTED(DART_ERR_INVAL, "dart_op_create", dart_op_create(ignore_op, nullptr, true, DART_TYPE_INT, false, nullptr));
+  CHECK_REJECTED(DART_ERR_INVAL, "dart_op_create",
+                 dart_op_create(ignore_op, nullptr, true, DART_TYPE_INT, false, nullptr));
   dart_datatype_t strided = DART_TYPE_UNDEFINED;
   REQUIRE_OK(dart_type_create_strided(DART_TYPE_INT, 2, 1, &strided));
   dart_operation_t out = DART_OP_SUM;

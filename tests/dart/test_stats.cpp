@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <vector>
 #include <cstring>
+#include <vector>
 
 BOOST_FIXTURE_TEST_SUITE(stats, dartcheck::DartFixture)
 
@@ -180,10 +180,8 @@ BOOST_AUTO_TEST_CASE(segment_metadata_does_not_grow_with_units) {
   const std::uint64_t uniform = registration_cost(buf, 4);
   const std::uint64_t varied = registration_cost(buf, static_cast<std::size_t>(me) + 1);
   BOOST_TEST_CONTEXT("unit " << me << " of " << n) {
-    if (n > 1)
-      BOOST_CHECK_GE(varied, uniform + sizeof(std::size_t) * static_cast<std::uint64_t>(n));
-    else
-      BOOST_CHECK_EQUAL(varied, uniform);
+    if (n > 1) BOOST_CHECK_GE(varied, uniform + sizeof(std::size_t) * static_cast<std::uint64_t>(n));
+    else BOOST_CHECK_EQUAL(varied, uniform);
   }
 
   REQUIRE_OK(dart_team_destroy(&mine));

@@ -6,8 +6,8 @@
 // ordinary BOOST_AUTO_TEST_CASEs; each rank runs every case.
 #pragma once
 
-#include <boost/test/unit_test.hpp>
 #include <mpi.h>
+#include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
 

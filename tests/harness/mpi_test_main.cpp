@@ -42,8 +42,7 @@ int g_size = 1;
 // mpiexec interleaves them.
 class RankPrefixBuf : public std::streambuf {
  public:
-  RankPrefixBuf(std::streambuf* sink, int rank)
-      : sink_(sink), prefix_("[rank " + std::to_string(rank) + "] ") {}
+  RankPrefixBuf(std::streambuf* sink, int rank) : sink_(sink), prefix_("[rank " + std::to_string(rank) + "] ") {}
 
  protected:
   int overflow(int ch) override {
@@ -69,15 +68,14 @@ class AbortOnFatal : public boost::unit_test::test_observer {
  public:
   void test_unit_aborted(boost::unit_test::test_unit const& tu) override {
     std::cout << std::flush;
-    std::fprintf(stderr, "[rank %d] fatal failure in \"%s\"; aborting the job\n",
-                 g_rank, tu.full_name().c_str());
+    std::fprintf(stderr, "[rank %d] fatal failure in \"%s\"; aborting the job\n", g_rank, tu.full_name().c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   void exception_caught(boost::execution_exception const& ex) override {
     std::cout << std::flush;
-    std::fprintf(stderr, "[rank %d] uncaught exception or signal: %s; aborting the job\n",
-                 g_rank, std::string(ex.what().begin(), ex.what().end()).c_str());
+    std::fprintf(stderr, "[rank %d] uncaught exception or signal: %s; aborting the job\n", g_rank,
+                 std::string(ex.what().begin(), ex.what().end()).c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 3);
   }

@@ -88,22 +88,28 @@ std::vector<Row> measure(const Options& o, int rank, int size) {
                  const std::function<void()>& mpi) {
     rows.push_back(Row{name, bytes, compare(o, iters, ours, mpi), Pair{}});
   };
-  add("barrier", 0, o.iterations, [&] { check(dart_barrier(DART_TEAM_ALL), "dart_barrier"); },
+  add(
+      "barrier", 0, o.iterations, [&] { check(dart_barrier(DART_TEAM_ALL), "dart_barrier"); },
       [&] { MPI_Barrier(world); });
   for (const std::size_t bytes : {std::size_t(8), std::size_t(1) << 10, std::size_t(64) << 10, std::size_t(1) << 20}) {
     if (bytes > o.max_bytes) break;
     const int iters = std::max(5, static_cast<int>(o.iterations / (1 + bytes / 4096)));
     const int cnt = static_cast<int>(bytes);
     std::vector<unsigned char> a(bytes * n, static_cast<unsigned char>(rank)), b(bytes * n);
-    add("bcast", bytes, iters, [&] { check(dart_bcast(a.data(), bytes, DART_TYPE_BYTE, root, DART_TEAM_ALL), "bcast"); },
+    add(
+        "bcast", bytes, iters,
+        [&] { check(dart_bcast(a.data(), bytes, DART_TYPE_BYTE, root, DART_TEAM_ALL), "bcast"); },
         [&] { MPI_Bcast(a.data(), cnt, MPI_BYTE, 0, world); });
-    add("scatter", bytes, iters,
+    add(
+        "scatter", bytes, iters,
         [&] { check(dart_scatter(a.data(), b.data(), bytes, DART_TYPE_BYTE, root, DART_TEAM_ALL), "scatter"); },
         [&] { MPI_Scatter(a.data(), cnt, MPI_BYTE, b.data(), cnt, MPI_BYTE, 0, world); });
-    add("gather", bytes, iters,
+    add(
+        "gather", bytes, iters,
         [&] { check(dart_gather(a.data(), b.data(), bytes, DART_TYPE_BYTE, root, DART_TEAM_ALL), "gather"); },
         [&] { MPI_Gather(a.data(), cnt, MPI_BYTE, b.data(), cnt, MPI_BYTE, 0, world); });
-    add("allgather", bytes, iters,
+    add(
+        "allgather", bytes, iters,
         [&] { check(dart_allgather(a.data(), b.data(), bytes, DART_TYPE_BYTE, DART_TEAM_ALL), "allgather"); },
         [&] { MPI_Allgather(a.data(), cnt, MPI_BYTE, b.data(), cnt, MPI_BYTE, world); });
     std::vector<std::size_t> counts(n, bytes), displs(n);
@@ -112,7 +118,8 @@ std::vector<Row> measure(const Options& o, int rank, int size) {
       displs[u] = u * bytes;
       idispls[u] = static_cast<int>(u * bytes);
     }
-    add("allgatherv", bytes, iters,
+    add(
+        "allgatherv", bytes, iters,
         [&] {
           check(dart_allgatherv(a.data(), bytes, DART_TYPE_BYTE, b.data(), counts.data(), displs.data(), DART_TEAM_ALL),
                 "allgatherv");
@@ -120,15 +127,22 @@ std::vector<Row> measure(const Options& o, int rank, int size) {
         [&] { MPI_Allgatherv(a.data(), cnt, MPI_BYTE, b.data(), icounts.data(), idispls.data(), MPI_BYTE, world); });
     std::vector<double> x(bytes / sizeof(double), 1.0 + rank), y(bytes / sizeof(double));
     const int dn = static_cast<int>(x.size());
-    add("allreduce", bytes, iters,
-        [&] { check(dart_allreduce(x.data(), y.data(), x.size(), DART_TYPE_DOUBLE, DART_OP_SUM, DART_TEAM_ALL), "allreduce"); },
+    add(
+        "allreduce", bytes, iters,
+        [&] {
+          check(dart_allreduce(x.data(), y.data(), x.size(), DART_TYPE_DOUBLE, DART_OP_SUM, DART_TEAM_ALL),
+                "allreduce");
+        },
         [&] { MPI_Allreduce(x.data(), y.data(), dn, MPI_DOUBLE, MPI_SUM, world); });
-    add("alltoall", bytes, iters,
+    add(
+        "alltoall", bytes, iters,
         [&] { check(dart_alltoall(a.data(), b.data(), bytes, DART_TYPE_BYTE, DART_TEAM_ALL), "alltoall"); },
         [&] { MPI_Alltoall(a.data(), cnt, MPI_BYTE, b.data(), cnt, MPI_BYTE, world); });
-    add("reduce", bytes, iters,
+    add(
+        "reduce", bytes, iters,
         [&] {
-          check(dart_reduce(x.data(), y.data(), x.size(), DART_TYPE_DOUBLE, DART_OP_SUM, root, DART_TEAM_ALL), "reduce");
+          check(dart_reduce(x.data(), y.data(), x.size(), DART_TYPE_DOUBLE, DART_OP_SUM, root, DART_TEAM_ALL),
+                "reduce");
         },
         [&] { MPI_Reduce(x.data(), y.data(), dn, MPI_DOUBLE, MPI_SUM, 0, world); });
   }
@@ -175,10 +189,9 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < rows.size() && i < off.size(); ++i) rows[i].off = off[i].on;
 
   if (rank == 0) {
-    std::printf("collectives on %d ranks, µs per call, best of %d rounds (MPI: best of both passes)\n", size,
-                o.rounds);
-    std::printf("%-11s %8s %10s %10s %10s %9s %9s\n", "collective", "bytes", "dart", "dart-nochk", "MPI",
-                "ratio", "ratio-nc");
+    std::printf("collectives on %d ranks, µs per call, best of %d rounds (MPI: best of both passes)\n", size, o.rounds);
+    std::printf("%-11s %8s %10s %10s %10s %9s %9s\n", "collective", "bytes", "dart", "dart-nochk", "MPI", "ratio",
+                "ratio-nc");
     double worst_small = 0;
     for (const Row& r : rows) {
       const double mpi = std::min(r.on.mpi, r.off.mpi);

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -39,8 +39,8 @@ double time_per_item(const Options& o, std::size_t items, const std::function<vo
     bench::check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
     const auto t0 = std::chrono::steady_clock::now();
     work();
-    const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                        static_cast<double>(items);
+    const double mine =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / static_cast<double>(items);
     best = std::min(best, dartpp::allreduce(mine, DART_OP_MAX));
   }
   return best;
@@ -82,11 +82,12 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
 
   rows.push_back({"local read, local() view vs raw pointer",
-                  time_per_item(o, n, [&] {
-                    long s = 0;
-                    for (long v : a.local()) s += v;
-                    g_sink = s;
-                  }),
+                  time_per_item(o, n,
+                                [&] {
+                                  long s = 0;
+                                  for (long v : a.local()) s += v;
+                                  g_sink = s;
+                                }),
                   time_per_item(o, n, [&] {
                     long s = 0;
                     for (std::size_t i = 0; i < n; ++i) s += raw[i];
@@ -101,11 +102,12 @@ int main(int argc, char** argv) {
     return g;
   };
   rows.push_back({"local read, operator[] vs dart_get_blocking",
-                  time_per_item(o, sample, [&] {
-                    long s = 0;
-                    for (std::size_t k = 0; k < sample; ++k) s += a[lo + k];
-                    g_sink = s;
-                  }),
+                  time_per_item(o, sample,
+                                [&] {
+                                  long s = 0;
+                                  for (std::size_t k = 0; k < sample; ++k) s += a[lo + k];
+                                  g_sink = s;
+                                }),
                   time_per_item(o, sample, [&] {
                     long s = 0, v = 0;
                     for (std::size_t k = 0; k < sample; ++k) {
@@ -119,11 +121,12 @@ int main(int argc, char** argv) {
   const int right = static_cast<int>((static_cast<std::size_t>(me) + 1) % units);
   const std::size_t rlo = a.pattern().begin_of(right);
   rows.push_back({"neighbour read, operator[] vs dart_get_blocking",
-                  time_per_item(o, sample, [&] {
-                    long s = 0;
-                    for (std::size_t k = 0; k < sample; ++k) s += a[rlo + k];
-                    g_sink = s;
-                  }),
+                  time_per_item(o, sample,
+                                [&] {
+                                  long s = 0;
+                                  for (std::size_t k = 0; k < sample; ++k) s += a[rlo + k];
+                                  g_sink = s;
+                                }),
                   time_per_item(o, sample, [&] {
                     long s = 0, v = 0;
                     for (std::size_t k = 0; k < sample; ++k) {
@@ -135,21 +138,21 @@ int main(int argc, char** argv) {
                   })});
 
   long layer_sum = 0, raw_sum = 0;
-  rows.push_back({"global sum, accumulate vs loop + dart_allreduce",
-                  time_per_item(o, 1, [&] { layer_sum = dartpp::accumulate(a.begin(), a.end(), 0L); }),
-                  time_per_item(o, 1, [&] {
-                    long s = 0;
-                    for (std::size_t i = 0; i < n; ++i) s += raw[i];
-                    bench::check(dart_allreduce(&s, &raw_sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL),
-                                 "dart_allreduce");
-                  })});
+  rows.push_back(
+      {"global sum, accumulate vs loop + dart_allreduce",
+       time_per_item(o, 1, [&] { layer_sum = dartpp::accumulate(a.begin(), a.end(), 0L); }), time_per_item(o, 1, [&] {
+         long s = 0;
+         for (std::size_t i = 0; i < n; ++i) s += raw[i];
+         bench::check(dart_allreduce(&s, &raw_sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL), "dart_allreduce");
+       })});
 
   const long total = static_cast<long>(a.size());
   const bool ok = layer_sum == raw_sum && layer_sum == total * (total - 1) / 2;
   if (me == 0) {
     const char* path = std::getenv("DART_SHARED_MEMORY");
-    std::printf("# bench_cxx: %zu units, %zu longs per unit, DART_SHARED_MEMORY=%s; ns per element (per call for the sum)\n",
-                units, o.per_unit, path ? path : "(unset)");
+    std::printf(
+        "# bench_cxx: %zu units, %zu longs per unit, DART_SHARED_MEMORY=%s; ns per element (per call for the sum)\n",
+        units, o.per_unit, path ? path : "(unset)");
     std::printf("%-50s %12s %12s %8s\n", "operation", "layer ns", "raw DART ns", "ratio");
     for (const Row& r : rows)
       std::printf("%-50s %12.3f %12.3f %8.3f\n", r.what, r.ours * 1e9, r.raw * 1e9, r.ours / r.raw);

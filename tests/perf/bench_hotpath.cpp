@@ -51,7 +51,8 @@ constexpr std::size_t kPage = 4096;
 // A buffer that starts on a page boundary.
 class PageBuffer {
  public:
-  explicit PageBuffer(std::size_t n) : p_(static_cast<char*>(std::aligned_alloc(kPage, (n + kPage - 1) / kPage * kPage))) {}
+  explicit PageBuffer(std::size_t n)
+      : p_(static_cast<char*>(std::aligned_alloc(kPage, (n + kPage - 1) / kPage * kPage))) {}
   ~PageBuffer() { std::free(p_); }
   PageBuffer(const PageBuffer&) = delete;
   PageBuffer& operator=(const PageBuffer&) = delete;
@@ -140,8 +141,7 @@ int main(int argc, char** argv) {
     for (std::size_t s : sizes) {
       const int n = s <= 4096 ? o.iterations : std::max(20, static_cast<int>(o.iterations * 4096 / s));
       rows.push_back(measure(
-          "put_blocking", s, n, o.rounds,
-          [&] { dart_put_blocking(g, src.data(), s, DART_TYPE_BYTE, DART_TYPE_BYTE); },
+          "put_blocking", s, n, o.rounds, [&] { dart_put_blocking(g, src.data(), s, DART_TYPE_BYTE, DART_TYPE_BYTE); },
           [&] {
             std::memcpy(peer, src.data(), s);
             std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -151,8 +151,7 @@ int main(int argc, char** argv) {
             MPI_Win_flush(kTarget, win);
           }));
       rows.push_back(measure(
-          "get_blocking", s, n, o.rounds,
-          [&] { dart_get_blocking(dst.data(), g, s, DART_TYPE_BYTE, DART_TYPE_BYTE); },
+          "get_blocking", s, n, o.rounds, [&] { dart_get_blocking(dst.data(), g, s, DART_TYPE_BYTE, DART_TYPE_BYTE); },
           [&] {
             std::atomic_thread_fence(std::memory_order_acquire);
             std::memcpy(dst.data(), peer, s);
@@ -246,8 +245,8 @@ int main(int argc, char** argv) {
     std::printf("# %-18s %10s %10s %10s %10s %12s %10s\n", "operation", "bytes", "dart", "limit", "raw MPI",
                 "dart-limit", "dart/MPI");
     for (const Row& r : rows)
-      std::printf("# %-18s %10zu %10.1f %10.1f %10.1f %12.1f %10.2f\n", r.op.c_str(), r.bytes, r.dart, r.limit,
-                  r.mpi, r.dart - r.limit, r.dart / r.mpi);
+      std::printf("# %-18s %10zu %10.1f %10.1f %10.1f %12.1f %10.2f\n", r.op.c_str(), r.bytes, r.dart, r.limit, r.mpi,
+                  r.dart - r.limit, r.dart / r.mpi);
     for (const Row& r : rows) std::printf("row %s %zu %.2f %.2f %.2f\n", r.op.c_str(), r.bytes, r.dart, r.limit, r.mpi);
     std::printf("# data check: %s\n", g_ok ? "passed" : "FAILED");
     std::fflush(stdout);

@@ -103,7 +103,7 @@ struct Kind {
 struct DartRound {
   double book = 0;
   double heap = 0;
-  bool released = false;  // segments, teams and segment bookkeeping back to the start after the frees
+  bool released = false;   // segments, teams and segment bookkeeping back to the start after the frees
   dart_metadata_t idle{};  // what the runtime kept before the K objects
 };
 
@@ -126,8 +126,8 @@ DartRound dart_round(int* argc, char*** argv, int k, bool warm_up, const std::fu
     const dart_metadata_t done = metadata();
     c.book = (bookkeeping(full) - bookkeeping(c.idle)) / k;
     c.heap = (heap1 - heap0) / k;
-    c.released = done.segments == c.idle.segments && done.teams == c.idle.teams &&
-                 done.segment_bytes == c.idle.segment_bytes;
+    c.released =
+        done.segments == c.idle.segments && done.teams == c.idle.teams && done.segment_bytes == c.idle.segment_bytes;
     if (kind.finish) kind.finish();
   }
   check(dart_exit(), "dart_exit");
@@ -247,8 +247,7 @@ int main(int argc, char** argv) {
   dart_metadata_t idle{};
   // DART and raw MPI alternate round by round, so both see MPI's pools in
   // the same state.
-  auto measure = [&](const std::string& what, bool warm_up, const std::function<Kind()>& dart_setup,
-                     const Kind& raw) {
+  auto measure = [&](const std::string& what, bool warm_up, const std::function<Kind()>& dart_setup, const Kind& raw) {
     std::vector<double> book, heap, raw_heap;
     for (int r = 0; r < o.rounds; ++r) {
       const DartRound d = dart_round(&argc, &argv, k, warm_up, dart_setup);
@@ -261,7 +260,8 @@ int main(int argc, char** argv) {
     rows.push_back(Row{what, median(book), median(heap), median(raw_heap)});
   };
 
-  measure("(a) segment, " + bench::human(o.bytes) + " per unit", false, dart_segments(o.bytes), raw_allocations(o.bytes));
+  measure("(a) segment, " + bench::human(o.bytes) + " per unit", false, dart_segments(o.bytes),
+          raw_allocations(o.bytes));
   measure("(a) segment, " + bench::human(o.large_bytes) + " per unit", false, dart_segments(o.large_bytes),
           raw_allocations(o.large_bytes));
   measure("(b) registration, " + bench::human(o.bytes) + " on every unit", true, dart_registrations(o.bytes),
@@ -291,10 +291,13 @@ int main(int argc, char** argv) {
     const char* osc = std::getenv("OMPI_MCA_osc");
     std::printf("# OMPI_MCA_osc=%s (libdart's default applies to the baselines too)\n", osc ? osc : "(unset)");
 #endif
-    std::printf("# bytes per object on one unit (the maximum over units of the median of %d rounds), %d objects "
-                "alive at once; book = dart_stats_metadata, heap = mallinfo2 uordblks+hblkhd\n", o.rounds, k);
-    std::printf("# raw MPI: (a) MPI_Win_allocate+lock_all, (b)(c) MPI_Win_create+lock_all over the same buffers, "
-                "(d) MPI_Comm_dup of MPI_COMM_WORLD\n");
+    std::printf(
+        "# bytes per object on one unit (the maximum over units of the median of %d rounds), %d objects "
+        "alive at once; book = dart_stats_metadata, heap = mallinfo2 uordblks+hblkhd\n",
+        o.rounds, k);
+    std::printf(
+        "# raw MPI: (a) MPI_Win_allocate+lock_all, (b)(c) MPI_Win_create+lock_all over the same buffers, "
+        "(d) MPI_Comm_dup of MPI_COMM_WORLD\n");
     std::printf("# idle runtime: %.0f segment(s), bookkeeping %.0f B (teams %.0f, segments %.0f, fixed tables %.0f)\n",
                 idle_worst[3], idle_worst[0] + idle_worst[1] + idle_worst[2], idle_worst[0], idle_worst[1],
                 idle_worst[2]);

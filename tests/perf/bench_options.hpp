@@ -33,10 +33,8 @@ inline std::string human(std::size_t bytes) {
   char s[32];
   if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
     std::snprintf(s, sizeof s, "%zu MiB", bytes >> 20);
-  else if (bytes >= 1024 && bytes % 1024 == 0)
-    std::snprintf(s, sizeof s, "%zu KiB", bytes >> 10);
-  else
-    std::snprintf(s, sizeof s, "%zu B", bytes);
+  else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(s, sizeof s, "%zu KiB", bytes >> 10);
+  else std::snprintf(s, sizeof s, "%zu B", bytes);
   return s;
 }
 

@@ -174,8 +174,8 @@ int main(int argc, char** argv) {
   pl.wait();
   double secs = std::chrono::duration<double>(g_last - g_first).count();
   double shim = g_bytes / secs / 1e6;
-  std::printf("bench_pmix_iof: throughput %llu bytes: raw pipe %.1f MB/s, tool->server %.1f MB/s, ratio %.2f\n",
-              size, raw, shim, shim / raw);
+  std::printf("bench_pmix_iof: throughput %llu bytes: raw pipe %.1f MB/s, tool->server %.1f MB/s, ratio %.2f\n", size,
+              raw, shim, shim / raw);
 
   // 2. XOFF to the last byte
   reset();
@@ -202,8 +202,10 @@ int main(int argc, char** argv) {
   }
   // to_last <= 0: the chunk in the host's hands when XOFF was called was
   // the last one (nothing was read from the producer after the call).
-  std::printf("bench_pmix_iof: XOFF call %.3f ms; last byte %.3f ms after the call (<= 0: none after it), "
-              "%llu bytes after the call\n", call_ms, to_last * 1e3, after);
+  std::printf(
+      "bench_pmix_iof: XOFF call %.3f ms; last byte %.3f ms after the call (<= 0: none after it), "
+      "%llu bytes after the call\n",
+      call_ms, to_last * 1e3, after);
   PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, nullptr, nullptr);
   {
     std::unique_lock<std::mutex> l(g_mu);
@@ -225,9 +227,10 @@ int main(int argc, char** argv) {
       got = g_bytes;
     }
     pl.stop();
-    std::printf("bench_pmix_iof: slow host (%.0f ms per 128 KiB chunk), %llu bytes offered: %llu delivered in %.0f s, "
-                "server VmRSS %ld KiB, tool VmHWM %ld KiB\n",
-                g_slow_delay * 1e3, offered, got, slow_seconds, srv_rss, tool_hwm);
+    std::printf(
+        "bench_pmix_iof: slow host (%.0f ms per 128 KiB chunk), %llu bytes offered: %llu delivered in %.0f s, "
+        "server VmRSS %ld KiB, tool VmHWM %ld KiB\n",
+        g_slow_delay * 1e3, offered, got, slow_seconds, srv_rss, tool_hwm);
   }
   std::this_thread::sleep_for(std::chrono::duration<double>(g_slow_delay * 2));  // pending completions
   PMIx_server_finalize();

@@ -64,9 +64,7 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Waits for a request without busy-polling: with more ranks than free
 // cores, a rank spinning in MPI after its part would take the CPU from a
@@ -194,7 +192,8 @@ void bench_sync(const Args& a, int rank, int size) {
     auto created = registry::Registry::create(MPI_COMM_WORLD);
     registry::Registry& reg = *created;
     auto t0 = Clock::now();
-    for (long i = 0; i < a.puts; ++i) reg.put("universe", tokens[static_cast<std::size_t>(i)], std::string_view(payload));
+    for (long i = 0; i < a.puts; ++i)
+      reg.put("universe", tokens[static_cast<std::size_t>(i)], std::string_view(payload));
     best_record = std::min(best_record, max_over_ranks(seconds_since(t0)));
     registry::Status s = registry::Status::ok;
     best_sync = std::min(best_sync, timed([&] { s = reg.sync(); }));
@@ -232,9 +231,9 @@ void bench_sync(const Args& a, int rank, int size) {
   double best_raw = 1e30;
   for (int round = 0; round < a.rounds; ++round) {
     best_raw = std::min(best_raw, timed([&] {
-      MPI_Allgatherv(send.data(), static_cast<int>(encoded), MPI_BYTE, recv.data(), counts.data(), displs.data(),
-                     MPI_BYTE, MPI_COMM_WORLD);
-    }));
+                          MPI_Allgatherv(send.data(), static_cast<int>(encoded), MPI_BYTE, recv.data(), counts.data(),
+                                         displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+                        }));
   }
   // The registry's exchange without the apply: sizes first, then the
   // operations into a receive buffer; fresh (new, not zeroed) as at a
@@ -246,14 +245,14 @@ void bench_sync(const Args& a, int rank, int size) {
       const std::uint64_t mine = encoded;
       std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
       MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
-      MPI_Allgatherv(send.data(), static_cast<int>(encoded), MPI_BYTE, into, counts.data(), displs.data(),
-                     MPI_BYTE, MPI_COMM_WORLD);
+      MPI_Allgatherv(send.data(), static_cast<int>(encoded), MPI_BYTE, into, counts.data(), displs.data(), MPI_BYTE,
+                     MPI_COMM_WORLD);
     };
     best_xchg_fresh = std::min(best_xchg_fresh, timed([&] {
-      char* into = fresh_buffer(recv.size());
-      exchange(into);
-      std::free(into);
-    }));
+                                 char* into = fresh_buffer(recv.size());
+                                 exchange(into);
+                                 std::free(into);
+                               }));
     best_xchg_warm = std::min(best_xchg_warm, timed([&] { exchange(recv.data()); }));
   }
   if (rank == 0) {

@@ -35,8 +35,8 @@
 // trip at the end.
 //
 // Usage: mpirun -np 2 bench_rma [--iterations N] [--rounds N] [--max-bytes N]
-#include <dash/dart/if/dart.h>
 #include <dash/dart/ext/dart_stats.h>
+#include <dash/dart/if/dart.h>
 
 #include <mpi.h>
 
@@ -63,8 +63,8 @@ namespace {
 
 using bench::check;
 
-using bench::Options;
 using bench::human;
+using bench::Options;
 
 Options parse(int argc, char** argv) {
   Options o = bench::parse_options(argc, argv, Options{1000, 30, std::size_t(4) << 20});
@@ -302,8 +302,8 @@ int main(int argc, char** argv) {
   g_fao.addr_or_offs.offset = atom_off;
   g_cas.addr_or_offs.offset = cas_off;
 
-  auto raw = std::make_unique<RawWindow>(shared ? RawWindow::Kind::AllocateShared : RawWindow::Kind::Allocate,
-                                         win_bytes);
+  auto raw =
+      std::make_unique<RawWindow>(shared ? RawWindow::Kind::AllocateShared : RawWindow::Kind::Allocate, win_bytes);
   const MPI_Win w = raw->win;
   const MPI_Aint d = raw->disp;
   // Without shared memory, the third baseline's window.
@@ -332,17 +332,18 @@ int main(int argc, char** argv) {
     double load[1] = {-1};
     std::printf("# %ld CPUs online, load average %.2f at the start\n", sysconf(_SC_NPROCESSORS_ONLN),
                 getloadavg(load, 1) == 1 ? load[0] : -1.0);
-    std::printf("# mean per call, best of up to %d rounds of %d calls (fewer above 4 KiB), our call and its "
-                "baselines back to back in every round\n", o.rounds, o.iterations);
+    std::printf(
+        "# mean per call, best of up to %d rounds of %d calls (fewer above 4 KiB), our call and its "
+        "baselines back to back in every round\n",
+        o.rounds, o.iterations);
     header_row(shared);
   }
 
   // One table line: our call against the MPI baseline and, with shared
   // memory, the ld/st floor, without it the MPI_Win_create window.
-  auto line = [&](const char* name, std::size_t bytes, int iterations, auto ours, auto mpi, auto ldst,
-                  auto create) {
-    const auto r = shared ? compare(rank, o, iterations, ours, mpi, ldst)
-                          : compare(rank, o, iterations, ours, mpi, create);
+  auto line = [&](const char* name, std::size_t bytes, int iterations, auto ours, auto mpi, auto ldst, auto create) {
+    const auto r =
+        shared ? compare(rank, o, iterations, ours, mpi, ldst) : compare(rank, o, iterations, ours, mpi, create);
     if (rank == 0) row(name, bytes, r[0], r[1], r[2]);
   };
 
@@ -356,41 +357,81 @@ int main(int argc, char** argv) {
 
   for (const std::size_t n : ns) {
     const int c = static_cast<int>(n);
-    line("dart_put_blocking", n, iterations_for(o, n),
-         [&] { check(dart_put_blocking(g, buf, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking"); },
-         [&] { MPI_Put(buf, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w); MPI_Win_flush(kTarget, w); },
-         [&] { std::memcpy(t, buf, n); clobber(); },
-         [&] { MPI_Put(buf, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc); MPI_Win_flush(kTarget, wc); });
+    line(
+        "dart_put_blocking", n, iterations_for(o, n),
+        [&] { check(dart_put_blocking(g, buf, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking"); },
+        [&] {
+          MPI_Put(buf, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
+          MPI_Win_flush(kTarget, w);
+        },
+        [&] {
+          std::memcpy(t, buf, n);
+          clobber();
+        },
+        [&] {
+          MPI_Put(buf, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(kTarget, wc);
+        });
   }
   for (const std::size_t n : ns) {
     const int c = static_cast<int>(n);
-    line("dart_put+dart_flush", n, iterations_for(o, n),
-         [&] {
-           check(dart_put(g, buf, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put");
-           check(dart_flush(g), "dart_flush");
-         },
-         [&] { MPI_Put(buf, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w); MPI_Win_flush(kTarget, w); },
-         [&] { std::memcpy(t, buf, n); clobber(); },
-         [&] { MPI_Put(buf, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc); MPI_Win_flush(kTarget, wc); });
+    line(
+        "dart_put+dart_flush", n, iterations_for(o, n),
+        [&] {
+          check(dart_put(g, buf, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put");
+          check(dart_flush(g), "dart_flush");
+        },
+        [&] {
+          MPI_Put(buf, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
+          MPI_Win_flush(kTarget, w);
+        },
+        [&] {
+          std::memcpy(t, buf, n);
+          clobber();
+        },
+        [&] {
+          MPI_Put(buf, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(kTarget, wc);
+        });
   }
   for (const std::size_t n : ns) {
     const int c = static_cast<int>(n);
-    line("dart_get_blocking", n, iterations_for(o, n),
-         [&] { check(dart_get_blocking(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get_blocking"); },
-         [&] { MPI_Get(in, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w); MPI_Win_flush(kTarget, w); },
-         [&] { std::memcpy(in, t, n); clobber(); },
-         [&] { MPI_Get(in, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc); MPI_Win_flush(kTarget, wc); });
+    line(
+        "dart_get_blocking", n, iterations_for(o, n),
+        [&] { check(dart_get_blocking(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get_blocking"); },
+        [&] {
+          MPI_Get(in, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
+          MPI_Win_flush(kTarget, w);
+        },
+        [&] {
+          std::memcpy(in, t, n);
+          clobber();
+        },
+        [&] {
+          MPI_Get(in, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(kTarget, wc);
+        });
   }
   for (const std::size_t n : ns) {
     const int c = static_cast<int>(n);
-    line("dart_get+dart_flush", n, iterations_for(o, n),
-         [&] {
-           check(dart_get(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get");
-           check(dart_flush(g), "dart_flush");
-         },
-         [&] { MPI_Get(in, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w); MPI_Win_flush(kTarget, w); },
-         [&] { std::memcpy(in, t, n); clobber(); },
-         [&] { MPI_Get(in, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc); MPI_Win_flush(kTarget, wc); });
+    line(
+        "dart_get+dart_flush", n, iterations_for(o, n),
+        [&] {
+          check(dart_get(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get");
+          check(dart_flush(g), "dart_flush");
+        },
+        [&] {
+          MPI_Get(in, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
+          MPI_Win_flush(kTarget, w);
+        },
+        [&] {
+          std::memcpy(in, t, n);
+          clobber();
+        },
+        [&] {
+          MPI_Get(in, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(kTarget, wc);
+        });
   }
 
   // Atomics. Each path has its own word and its own expected value, so
@@ -403,62 +444,64 @@ int main(int argc, char** argv) {
   {
     long long next_dart = 0, next_mpi = 0, next_cpu = 0, next_create = 0;
     auto* word = shared ? reinterpret_cast<long long*>(t + cas_off + 32) : nullptr;
-    line("dart_fetch_and_op+flush", 8, o.iterations,
-         [&] {
-           long long old = -1;
-           check(dart_fetch_and_op(g_fao, &one, &old, DART_TYPE_LONGLONG, DART_OP_SUM), "dart_fetch_and_op");
-           check(dart_flush(g_fao), "dart_flush");
-           atomics_ok &= old == next_dart++;
-         },
-         [&] {
-           long long old = -1;
-           MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(atom_off), MPI_SUM, w);
-           MPI_Win_flush(kTarget, w);
-           atomics_ok &= old == next_mpi++;
-         },
-         [&] { atomics_ok &= __atomic_fetch_add(word, one, __ATOMIC_SEQ_CST) == next_cpu++; },
-         [&] {
-           long long old = -1;
-           MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(atom_off), MPI_SUM, wc);
-           MPI_Win_flush(kTarget, wc);
-           atomics_ok &= old == next_create++;
-         });
+    line(
+        "dart_fetch_and_op+flush", 8, o.iterations,
+        [&] {
+          long long old = -1;
+          check(dart_fetch_and_op(g_fao, &one, &old, DART_TYPE_LONGLONG, DART_OP_SUM), "dart_fetch_and_op");
+          check(dart_flush(g_fao), "dart_flush");
+          atomics_ok &= old == next_dart++;
+        },
+        [&] {
+          long long old = -1;
+          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(atom_off), MPI_SUM, w);
+          MPI_Win_flush(kTarget, w);
+          atomics_ok &= old == next_mpi++;
+        },
+        [&] { atomics_ok &= __atomic_fetch_add(word, one, __ATOMIC_SEQ_CST) == next_cpu++; },
+        [&] {
+          long long old = -1;
+          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(atom_off), MPI_SUM, wc);
+          MPI_Win_flush(kTarget, wc);
+          atomics_ok &= old == next_create++;
+        });
   }
   {
     long long cur_dart = 0, cur_mpi = 0, cur_cpu = 0, cur_create = 0;
     auto* word = shared ? reinterpret_cast<long long*>(t + cas_off + 40) : nullptr;
-    line("dart_compare_and_swap+flush", 8, o.iterations,
-         [&] {
-           const long long want = cur_dart ^ 1;
-           long long old = -1;
-           check(dart_compare_and_swap(g_cas, &want, &cur_dart, &old, DART_TYPE_LONGLONG), "dart_compare_and_swap");
-           check(dart_flush(g_cas), "dart_flush");
-           atomics_ok &= old == cur_dart;
-           cur_dart = want;
-         },
-         [&] {
-           const long long want = cur_mpi ^ 1;
-           long long old = -1;
-           MPI_Compare_and_swap(&want, &cur_mpi, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(cas_off), w);
-           MPI_Win_flush(kTarget, w);
-           atomics_ok &= old == cur_mpi;
-           cur_mpi = want;
-         },
-         [&] {
-           long long expected = cur_cpu;
-           atomics_ok &= __atomic_compare_exchange_n(word, &expected, cur_cpu ^ 1, false, __ATOMIC_SEQ_CST,
-                                                     __ATOMIC_SEQ_CST);
-           cur_cpu ^= 1;
-         },
-         [&] {
-           const long long want = cur_create ^ 1;
-           long long old = -1;
-           MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(cas_off),
-                                wc);
-           MPI_Win_flush(kTarget, wc);
-           atomics_ok &= old == cur_create;
-           cur_create = want;
-         });
+    line(
+        "dart_compare_and_swap+flush", 8, o.iterations,
+        [&] {
+          const long long want = cur_dart ^ 1;
+          long long old = -1;
+          check(dart_compare_and_swap(g_cas, &want, &cur_dart, &old, DART_TYPE_LONGLONG), "dart_compare_and_swap");
+          check(dart_flush(g_cas), "dart_flush");
+          atomics_ok &= old == cur_dart;
+          cur_dart = want;
+        },
+        [&] {
+          const long long want = cur_mpi ^ 1;
+          long long old = -1;
+          MPI_Compare_and_swap(&want, &cur_mpi, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(cas_off), w);
+          MPI_Win_flush(kTarget, w);
+          atomics_ok &= old == cur_mpi;
+          cur_mpi = want;
+        },
+        [&] {
+          long long expected = cur_cpu;
+          atomics_ok &=
+              __atomic_compare_exchange_n(word, &expected, cur_cpu ^ 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+          cur_cpu ^= 1;
+        },
+        [&] {
+          const long long want = cur_create ^ 1;
+          long long old = -1;
+          MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(cas_off),
+                               wc);
+          MPI_Win_flush(kTarget, wc);
+          atomics_ok &= old == cur_create;
+          cur_create = want;
+        });
   }
 
   // The reference for on-node targets: an 8-byte put to a window that
@@ -469,10 +512,15 @@ int main(int argc, char** argv) {
     const auto r = compare(
         rank, o, o.iterations,
         [&] { check(dart_put_blocking(g, buf, 8, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking"); },
-        [&] { MPI_Put(buf, 8, MPI_BYTE, kTarget, alloc.disp, 8, MPI_BYTE, wa); MPI_Win_flush(kTarget, wa); });
+        [&] {
+          MPI_Put(buf, 8, MPI_BYTE, kTarget, alloc.disp, 8, MPI_BYTE, wa);
+          MPI_Win_flush(kTarget, wa);
+        });
     if (rank == 0)
-      std::printf("reference, 8 B: dart_put_blocking %.3f us, MPI_Put+MPI_Win_flush on an MPI_Win_allocate "
-                  "window %.3f us: speedup %.2fx\n", r[0] * 1e6, r[1] * 1e6, r[1] / r[0]);
+      std::printf(
+          "reference, 8 B: dart_put_blocking %.3f us, MPI_Put+MPI_Win_flush on an MPI_Win_allocate "
+          "window %.3f us: speedup %.2fx\n",
+          r[0] * 1e6, r[1] * 1e6, r[1] / r[0]);
   }
 
   // Data check: a put of the whole pattern, read by the target itself, and

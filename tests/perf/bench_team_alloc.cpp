@@ -18,8 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <string>
 #include <limits>
+#include <string>
 
 namespace {
 
@@ -82,8 +82,7 @@ int main(int argc, char** argv) {
   });
 
   if (rank == 0) {
-    std::printf("# bench_team_alloc: %d ranks, %zu bytes per unit, %s\n", size, o.bytes,
-                bench::mpi_library().c_str());
+    std::printf("# bench_team_alloc: %d ranks, %zu bytes per unit, %s\n", size, o.bytes, bench::mpi_library().c_str());
     std::printf("%-44s %12s %14s\n", "operation", "us per op", "ours/baseline");
     std::printf("%-44s %12.2f %14s\n", "dart_team_memalloc_aligned+free (ours)", t_dart * 1e6, "");
     std::printf("%-44s %12.2f %14.3f\n", "MPI_Barrier (baseline)", t_barrier * 1e6, t_dart / t_barrier);

@@ -19,307 +19,306 @@ constexpr size_t kPipeCap = 65536;
 
 // A pmix_push child whose stdin is a pipe this test feeds (and can inspect).
 struct Producer {
-    int fds[2];
-    std::unique_ptr<Writer> writer;
-    pid_t pid = -1;
-    std::string err = tmp_path("push-err-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
-    // gate: the writer pauses after that many bytes until go().
-    Producer(const std::vector<std::string> &args, size_t total, uint32_t seed, size_t gate = 0) {
-        BOOST_REQUIRE_EQUAL(pipe2(fds, O_CLOEXEC), 0);
-        fcntl(fds[0], F_SETPIPE_SZ, static_cast<int>(kPipeCap));
-        pid = spawn(args, fds[0], err);
-        writer = std::make_unique<Writer>(fds[1], total, seed, 65536, gate);
+  int fds[2];
+  std::unique_ptr<Writer> writer;
+  pid_t pid = -1;
+  std::string err = tmp_path("push-err-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+  // gate: the writer pauses after that many bytes until go().
+  Producer(const std::vector<std::string> &args, size_t total, uint32_t seed, size_t gate = 0) {
+    BOOST_REQUIRE_EQUAL(pipe2(fds, O_CLOEXEC), 0);
+    fcntl(fds[0], F_SETPIPE_SZ, static_cast<int>(kPipeCap));
+    pid = spawn(args, fds[0], err);
+    writer = std::make_unique<Writer>(fds[1], total, seed, 65536, gate);
+  }
+  void go() { writer->open(); }
+  int pending() const { return pipe_pending(fds[0]); }
+  int wait() {
+    int rc = reap(pid);
+    pid = -1;
+    return rc;
+  }
+  std::string log() const { return slurp(err); }
+  ~Producer() {
+    writer->open();
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
     }
-    void go() { writer->open(); }
-    int pending() const { return pipe_pending(fds[0]); }
-    int wait() {
-        int rc = reap(pid);
-        pid = -1;
-        return rc;
-    }
-    std::string log() const { return slurp(err); }
-    ~Producer() {
-        writer->open();
-        if (pid > 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-        }
-        // Closing the last read end unblocks the writer (EPIPE).
-        ::close(fds[0]);
-        writer.reset();
-        ::unlink(err.c_str());
-    }
+    // Closing the last read end unblocks the writer (EPIPE).
+    ::close(fds[0]);
+    writer.reset();
+    ::unlink(err.c_str());
+  }
 };
 
 std::vector<std::string> push_args(const std::pair<std::string, std::string> &c, const std::string &ns,
                                    std::vector<std::string> extra = {}) {
-    std::vector<std::string> a = {push_tool(), "--server", c.first, "--secret", c.second, "--nspace", ns,
-                                  "--stats"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
+  std::vector<std::string> a = {push_tool(), "--server", c.first, "--secret", c.second, "--nspace", ns, "--stats"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
 }
 
 void check_server_paired() {
-    auto s = stats();
-    BOOST_TEST(s.xoff == s.xon, "server XOFF " << s.xoff << " != XON " << s.xon);
-    BOOST_TEST(s.xoff_sent == s.xon_sent, "XOFF frames " << s.xoff_sent << " != XON frames " << s.xon_sent);
+  auto s = stats();
+  BOOST_TEST(s.xoff == s.xon, "server XOFF " << s.xoff << " != XON " << s.xon);
+  BOOST_TEST(s.xoff_sent == s.xon_sent, "XOFF frames " << s.xoff_sent << " != XON frames " << s.xon_sent);
 }
 
 // Suspended for real: the tool stopped reading, so its input pipe is full
 // and stays full, and the host gets nothing more from it.
 void expect_stalled(Host &h, Producer &p, const std::string &k) {
-    size_t held = h.size(k);
-    // The XOFF frame may still be on its way while the tool finishes the
-    // chunk it is writing, so wait (bounded) for a full pipe that stays
-    // full and a writer that stays blocked for 100 ms.
-    uint64_t w = 0;
-    bool stable = wait_until([&] {
-        if (p.pending() != static_cast<int>(kPipeCap)) return false;
-        w = p.writer->written.load();
-        std::this_thread::sleep_for(100ms);
-        return p.pending() == static_cast<int>(kPipeCap) && p.writer->written.load() == w;
-    });
-    BOOST_TEST(stable, "the producer's input did not stall");
-    // The server side stops at once: the host got nothing after the XOFF.
-    BOOST_TEST(h.size(k) == held);
+  size_t held = h.size(k);
+  // The XOFF frame may still be on its way while the tool finishes the
+  // chunk it is writing, so wait (bounded) for a full pipe that stays
+  // full and a writer that stays blocked for 100 ms.
+  uint64_t w = 0;
+  bool stable = wait_until([&] {
+    if (p.pending() != static_cast<int>(kPipeCap)) return false;
+    w = p.writer->written.load();
+    std::this_thread::sleep_for(100ms);
+    return p.pending() == static_cast<int>(kPipeCap) && p.writer->written.load() == w;
+  });
+  BOOST_TEST(stable, "the producer's input did not stall");
+  // The server side stops at once: the host got nothing after the XOFF.
+  BOOST_TEST(h.size(k) == held);
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(per_source_control_stops_only_that_tool) {
-    Host h;
-    start_server(h);
-    ServerGuard guard;
-    auto c = contact();
-    const size_t total = 8u << 20;
-    {
-        Producer a(push_args(c, "toolA"), total, 11, 1u << 20), b(push_args(c, "toolB", {"--rank", "1"}), total, 12);
-        BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0; }));
-        BOOST_REQUIRE_EQUAL(flow("toolA", 0, true), PMIX_OPERATION_SUCCEEDED);
-        a.go();
-        expect_stalled(h, a, "toolA:0");
-        // B is untouched and finishes.
-        BOOST_REQUIRE(wait_until([&] { return h.ended("toolB:1") == 1; }, 60s));
-        BOOST_TEST(b.wait() == 0);
-        BOOST_TEST(h.size("toolA:0") < total);
-        BOOST_REQUIRE_EQUAL(flow("toolA", 0, false), PMIX_OPERATION_SUCCEEDED);
-        BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }, 60s));
-        BOOST_TEST(a.wait() == 0);
-        BOOST_TEST(h.size("toolA:0") == total);
-        BOOST_TEST(first_mismatch(h.get("toolA:0"), 11) == std::string::npos);
-        BOOST_TEST(h.size("toolB:1") == total);
-        BOOST_TEST(first_mismatch(h.get("toolB:1"), 12) == std::string::npos);
-        BOOST_TEST(stat_of(a.log(), "xoff_received") == 1);
-        BOOST_TEST(stat_of(a.log(), "xon_received") == 1);
-        BOOST_TEST(stat_of(b.log(), "xoff_received") == 0);
-    }
-    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-    check_server_paired();
-    BOOST_TEST(stats().xoff == 1u);
+  Host h;
+  start_server(h);
+  ServerGuard guard;
+  auto c = contact();
+  const size_t total = 8u << 20;
+  {
+    Producer a(push_args(c, "toolA"), total, 11, 1u << 20), b(push_args(c, "toolB", {"--rank", "1"}), total, 12);
+    BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0; }));
+    BOOST_REQUIRE_EQUAL(flow("toolA", 0, true), PMIX_OPERATION_SUCCEEDED);
+    a.go();
+    expect_stalled(h, a, "toolA:0");
+    // B is untouched and finishes.
+    BOOST_REQUIRE(wait_until([&] { return h.ended("toolB:1") == 1; }, 60s));
+    BOOST_TEST(b.wait() == 0);
+    BOOST_TEST(h.size("toolA:0") < total);
+    BOOST_REQUIRE_EQUAL(flow("toolA", 0, false), PMIX_OPERATION_SUCCEEDED);
+    BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }, 60s));
+    BOOST_TEST(a.wait() == 0);
+    BOOST_TEST(h.size("toolA:0") == total);
+    BOOST_TEST(first_mismatch(h.get("toolA:0"), 11) == std::string::npos);
+    BOOST_TEST(h.size("toolB:1") == total);
+    BOOST_TEST(first_mismatch(h.get("toolB:1"), 12) == std::string::npos);
+    BOOST_TEST(stat_of(a.log(), "xoff_received") == 1);
+    BOOST_TEST(stat_of(a.log(), "xon_received") == 1);
+    BOOST_TEST(stat_of(b.log(), "xoff_received") == 0);
+  }
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_server_paired();
+  BOOST_TEST(stats().xoff == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(wildcard_stops_every_tool_and_a_legacy_one_keeps_producing) {
-    for (bool wildcard_rank : {false, true}) {
-        Host h;
-        start_server(h);
-        ServerGuard guard;
-        auto c = contact();
-        // Gated, so neither finishes before the XOFF.
-        const size_t total = 8u << 20, legacy_total = 4u << 20;
-        {
-            Producer a(push_args(c, "toolA"), total, 21, 1u << 20), b(push_args(c, "toolB"), total, 22, 1u << 20);
-            Producer legacy(push_args(c, "old", {"--no-flow-control"}), legacy_total, 23);
-            BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0 && h.size("toolB:0") > 0; }));
-            BOOST_REQUIRE_EQUAL(wildcard_rank ? flow("toolA", PMIX_RANK_WILDCARD, true) : flow(nullptr, 0, true),
-                                PMIX_OPERATION_SUCCEEDED);
-            a.go();
-            b.go();
-            expect_stalled(h, a, "toolA:0");
-            expect_stalled(h, b, "toolB:0");
-            // The producer that predates flow control is never sent a request.
-            BOOST_REQUIRE(wait_until([&] { return h.ended("old:0") == 1; }, 60s));
-            BOOST_TEST(legacy.wait() == 0);
-            BOOST_TEST(stat_of(legacy.log(), "xoff_received") == 0);
-            BOOST_TEST(first_mismatch(h.get("old:0"), 23) == std::string::npos);
-            BOOST_TEST(h.size("old:0") == legacy_total);
-            BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
-            BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1 && h.ended("toolB:0") == 1; }, 60s));
-            BOOST_TEST(a.wait() == 0);
-            BOOST_TEST(b.wait() == 0);
-            BOOST_TEST(first_mismatch(h.get("toolA:0"), 21) == std::string::npos);
-            BOOST_TEST(first_mismatch(h.get("toolB:0"), 22) == std::string::npos);
-            BOOST_TEST(h.size("toolA:0") == total);
-            BOOST_TEST(h.size("toolB:0") == total);
-        }
-        BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-        auto s = stats();
-        BOOST_TEST(s.legacy_peers == 1u);
-        BOOST_TEST(s.xoff == 2u);
-        BOOST_TEST(s.xoff_sent == 2u);
-        check_server_paired();
+  for (bool wildcard_rank : {false, true}) {
+    Host h;
+    start_server(h);
+    ServerGuard guard;
+    auto c = contact();
+    // Gated, so neither finishes before the XOFF.
+    const size_t total = 8u << 20, legacy_total = 4u << 20;
+    {
+      Producer a(push_args(c, "toolA"), total, 21, 1u << 20), b(push_args(c, "toolB"), total, 22, 1u << 20);
+      Producer legacy(push_args(c, "old", {"--no-flow-control"}), legacy_total, 23);
+      BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0 && h.size("toolB:0") > 0; }));
+      BOOST_REQUIRE_EQUAL(wildcard_rank ? flow("toolA", PMIX_RANK_WILDCARD, true) : flow(nullptr, 0, true),
+                          PMIX_OPERATION_SUCCEEDED);
+      a.go();
+      b.go();
+      expect_stalled(h, a, "toolA:0");
+      expect_stalled(h, b, "toolB:0");
+      // The producer that predates flow control is never sent a request.
+      BOOST_REQUIRE(wait_until([&] { return h.ended("old:0") == 1; }, 60s));
+      BOOST_TEST(legacy.wait() == 0);
+      BOOST_TEST(stat_of(legacy.log(), "xoff_received") == 0);
+      BOOST_TEST(first_mismatch(h.get("old:0"), 23) == std::string::npos);
+      BOOST_TEST(h.size("old:0") == legacy_total);
+      BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+      BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1 && h.ended("toolB:0") == 1; }, 60s));
+      BOOST_TEST(a.wait() == 0);
+      BOOST_TEST(b.wait() == 0);
+      BOOST_TEST(first_mismatch(h.get("toolA:0"), 21) == std::string::npos);
+      BOOST_TEST(first_mismatch(h.get("toolB:0"), 22) == std::string::npos);
+      BOOST_TEST(h.size("toolA:0") == total);
+      BOOST_TEST(h.size("toolB:0") == total);
     }
+    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+    auto s = stats();
+    BOOST_TEST(s.legacy_peers == 1u);
+    BOOST_TEST(s.xoff == 2u);
+    BOOST_TEST(s.xoff_sent == 2u);
+    check_server_paired();
+  }
 }
 
 BOOST_AUTO_TEST_CASE(xoff_by_status_suspends_a_tool_without_error) {
-    Host h;
-    std::atomic<int> n{0};
-    h.decide = [&](const pmix_proc_t &, size_t) { return ++n == 3 ? PMIX_ERR_IOF_XOFF : PMIX_SUCCESS; };
-    start_server(h);
-    ServerGuard guard;
-    auto c = contact();
-    const size_t total = 4u << 20;
-    {
-        Producer a(push_args(c, "toolA"), total, 31);
-        BOOST_REQUIRE(wait_until([&] { return stats().xoff == 1u; }));
-        expect_stalled(h, a, "toolA:0");
-        BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
-        BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }, 60s));
-        BOOST_TEST(a.wait() == 0);  // no error reached the producer
-        BOOST_TEST(first_mismatch(h.get("toolA:0"), 31) == std::string::npos);
-        BOOST_TEST(h.size("toolA:0") == total);
-    }
-    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-    check_server_paired();
+  Host h;
+  std::atomic<int> n{0};
+  h.decide = [&](const pmix_proc_t &, size_t) { return ++n == 3 ? PMIX_ERR_IOF_XOFF : PMIX_SUCCESS; };
+  start_server(h);
+  ServerGuard guard;
+  auto c = contact();
+  const size_t total = 4u << 20;
+  {
+    Producer a(push_args(c, "toolA"), total, 31);
+    BOOST_REQUIRE(wait_until([&] { return stats().xoff == 1u; }));
+    expect_stalled(h, a, "toolA:0");
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+    BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }, 60s));
+    BOOST_TEST(a.wait() == 0);  // no error reached the producer
+    BOOST_TEST(first_mismatch(h.get("toolA:0"), 31) == std::string::npos);
+    BOOST_TEST(h.size("toolA:0") == total);
+  }
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_server_paired();
 }
 
 BOOST_AUTO_TEST_CASE(producer_dies_mid_stream) {
-    for (bool while_suspended : {true, false}) {
-        Host h;
-        start_server(h);
-        ServerGuard guard;
-        auto c = contact();
-        {
-            Producer a(push_args(c, "toolA"), 16u << 20, 41, 2u << 20);
-            BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") >= (1u << 20); }));
-            if (while_suspended) {
-                BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
-                a.go();
-                expect_stalled(h, a, "toolA:0");
-            }
-            kill(a.pid, SIGKILL);
-            BOOST_TEST(a.wait() == 128 + SIGKILL);
-            if (while_suspended) BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
-            BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }));
-            std::lock_guard<std::mutex> l(h.mu);
-            BOOST_TEST(h.abnormal_ends["toolA:0"] == 1);
-            // What arrived is an exact prefix.
-            BOOST_TEST(first_mismatch(h.data["toolA:0"], 41) == std::string::npos);
-        }
-        BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-        check_server_paired();
-    }
-}
-
-BOOST_AUTO_TEST_CASE(finalize_while_a_tool_is_suspended_sends_its_xon) {
+  for (bool while_suspended : {true, false}) {
     Host h;
     start_server(h);
     ServerGuard guard;
     auto c = contact();
     {
-        Producer a(push_args(c, "toolA"), 16u << 20, 51, 1u << 20);
-        BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0; }));
+      Producer a(push_args(c, "toolA"), 16u << 20, 41, 2u << 20);
+      BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") >= (1u << 20); }));
+      if (while_suspended) {
         BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
         a.go();
         expect_stalled(h, a, "toolA:0");
-        BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-        auto s = stats();
-        BOOST_TEST(s.xoff == 1u);
-        BOOST_TEST(s.xon == 1u);
-        BOOST_TEST(s.xon_sent == 1u);
-        // The tool saw XON, then lost its server: it reports the failure.
-        BOOST_TEST(a.wait() == 1);
-        std::string log = a.log();
-        BOOST_TEST(stat_of(log, "xoff_received") == 1);
-        BOOST_TEST(stat_of(log, "xon_received") == 1);
+      }
+      kill(a.pid, SIGKILL);
+      BOOST_TEST(a.wait() == 128 + SIGKILL);
+      if (while_suspended) BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+      BOOST_REQUIRE(wait_until([&] { return h.ended("toolA:0") == 1; }));
+      std::lock_guard<std::mutex> l(h.mu);
+      BOOST_TEST(h.abnormal_ends["toolA:0"] == 1);
+      // What arrived is an exact prefix.
+      BOOST_TEST(first_mismatch(h.data["toolA:0"], 41) == std::string::npos);
     }
+    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+    check_server_paired();
+  }
+}
+
+BOOST_AUTO_TEST_CASE(finalize_while_a_tool_is_suspended_sends_its_xon) {
+  Host h;
+  start_server(h);
+  ServerGuard guard;
+  auto c = contact();
+  {
+    Producer a(push_args(c, "toolA"), 16u << 20, 51, 1u << 20);
+    BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0; }));
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
+    a.go();
+    expect_stalled(h, a, "toolA:0");
+    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+    auto s = stats();
+    BOOST_TEST(s.xoff == 1u);
+    BOOST_TEST(s.xon == 1u);
+    BOOST_TEST(s.xon_sent == 1u);
+    // The tool saw XON, then lost its server: it reports the failure.
+    BOOST_TEST(a.wait() == 1);
+    std::string log = a.log();
+    BOOST_TEST(stat_of(log, "xoff_received") == 1);
+    BOOST_TEST(stat_of(log, "xon_received") == 1);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(relay_chain_of_three_carries_xoff_to_the_input) {
-    Host h;
-    start_server(h);
-    ServerGuard guard;
-    auto c = contact();
-    std::string cf = tmp_path("relay-contact");
-    std::string relay_err = tmp_path("relay-err");
-    ::unlink(cf.c_str());
-    pid_t relay = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", c.first,
-                         "--secret", c.second, "--nspace", "relay", "--stats"},
-                        -1, relay_err);
-    BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
-    std::string rc = slurp(cf);
-    auto nl = rc.find('\n');
-    std::pair<std::string, std::string> rcontact{rc.substr(0, nl), rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
-    const size_t total = 16u << 20;
-    {
-        Producer a(push_args(rcontact, "origin"), total, 61, 1u << 20);
-        BOOST_REQUIRE(wait_until([&] { return h.size("relay:0") >= (1u << 20); }));
-        BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
-        a.go();
-        // The request travels server -> relay -> origin: the origin's input
-        // pipe fills, and nothing more reaches the host.
-        expect_stalled(h, a, "relay:0");
-        BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
-        BOOST_REQUIRE(wait_until([&] { return h.ended("relay:0") == 1; }, 60s));
-        BOOST_TEST(a.wait() == 0);
-        BOOST_TEST(reap(relay) == 0);
-        BOOST_TEST(h.size("relay:0") == total);
-        BOOST_TEST(first_mismatch(h.get("relay:0"), 61) == std::string::npos);
-        std::string al = a.log(), rl = slurp(relay_err);
-        BOOST_TEST_MESSAGE("origin: " << al << "relay: " << rl);
-        BOOST_TEST(stat_of(al, "xoff_received") == 1);
-        BOOST_TEST(stat_of(al, "xon_received") == 1);
-        BOOST_TEST(stat_of(rl, "xoff_received") == 1);
-        BOOST_TEST(stat_of(rl, "relayed_xoff") == 1);
-        BOOST_TEST(stat_of(rl, "relayed_xon") == 1);
-        BOOST_TEST(stat_of(rl, "xoff") == stat_of(rl, "xon"));
-        BOOST_TEST(stat_of(rl, "xoff") == 1);
-    }
-    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-    check_server_paired();
-    ::unlink(cf.c_str());
-    ::unlink(relay_err.c_str());
+  Host h;
+  start_server(h);
+  ServerGuard guard;
+  auto c = contact();
+  std::string cf = tmp_path("relay-contact");
+  std::string relay_err = tmp_path("relay-err");
+  ::unlink(cf.c_str());
+  pid_t relay = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", c.first,
+                       "--secret", c.second, "--nspace", "relay", "--stats"},
+                      -1, relay_err);
+  BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
+  std::string rc = slurp(cf);
+  auto nl = rc.find('\n');
+  std::pair<std::string, std::string> rcontact{rc.substr(0, nl), rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
+  const size_t total = 16u << 20;
+  {
+    Producer a(push_args(rcontact, "origin"), total, 61, 1u << 20);
+    BOOST_REQUIRE(wait_until([&] { return h.size("relay:0") >= (1u << 20); }));
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
+    a.go();
+    // The request travels server -> relay -> origin: the origin's input
+    // pipe fills, and nothing more reaches the host.
+    expect_stalled(h, a, "relay:0");
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+    BOOST_REQUIRE(wait_until([&] { return h.ended("relay:0") == 1; }, 60s));
+    BOOST_TEST(a.wait() == 0);
+    BOOST_TEST(reap(relay) == 0);
+    BOOST_TEST(h.size("relay:0") == total);
+    BOOST_TEST(first_mismatch(h.get("relay:0"), 61) == std::string::npos);
+    std::string al = a.log(), rl = slurp(relay_err);
+    BOOST_TEST_MESSAGE("origin: " << al << "relay: " << rl);
+    BOOST_TEST(stat_of(al, "xoff_received") == 1);
+    BOOST_TEST(stat_of(al, "xon_received") == 1);
+    BOOST_TEST(stat_of(rl, "xoff_received") == 1);
+    BOOST_TEST(stat_of(rl, "relayed_xoff") == 1);
+    BOOST_TEST(stat_of(rl, "relayed_xon") == 1);
+    BOOST_TEST(stat_of(rl, "xoff") == stat_of(rl, "xon"));
+    BOOST_TEST(stat_of(rl, "xoff") == 1);
+  }
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_server_paired();
+  ::unlink(cf.c_str());
+  ::unlink(relay_err.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(wrong_secret_is_refused_and_only_that_connection_closes) {
-    Host h;
-    start_server(h);
-    ServerGuard guard;
-    auto c = contact();
-    {
-        Producer good(push_args(c, "good"), 2u << 20, 71);
-        std::string err = tmp_path("bad-err");
-        pid_t bad = spawn({push_tool(), "--server", c.first, "--secret", "not-the-secret", "--nspace", "bad"}, -1, err);
-        BOOST_TEST(reap(bad) == 1);
-        BOOST_TEST(slurp(err).find("cannot connect") != std::string::npos);
-        ::unlink(err.c_str());
-        BOOST_REQUIRE(wait_until([&] { return h.ended("good:0") == 1; }, 60s));
-        BOOST_TEST(good.wait() == 0);
-        BOOST_TEST(first_mismatch(h.get("good:0"), 71) == std::string::npos);
-        BOOST_TEST(h.size("good:0") == (2u << 20));
-    }
-    BOOST_TEST(stats().peers_refused == 1u);
-    BOOST_TEST(h.size("bad:0") == 0u);
-    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-    check_server_paired();
+  Host h;
+  start_server(h);
+  ServerGuard guard;
+  auto c = contact();
+  {
+    Producer good(push_args(c, "good"), 2u << 20, 71);
+    std::string err = tmp_path("bad-err");
+    pid_t bad = spawn({push_tool(), "--server", c.first, "--secret", "not-the-secret", "--nspace", "bad"}, -1, err);
+    BOOST_TEST(reap(bad) == 1);
+    BOOST_TEST(slurp(err).find("cannot connect") != std::string::npos);
+    ::unlink(err.c_str());
+    BOOST_REQUIRE(wait_until([&] { return h.ended("good:0") == 1; }, 60s));
+    BOOST_TEST(good.wait() == 0);
+    BOOST_TEST(first_mismatch(h.get("good:0"), 71) == std::string::npos);
+    BOOST_TEST(h.size("good:0") == (2u << 20));
+  }
+  BOOST_TEST(stats().peers_refused == 1u);
+  BOOST_TEST(h.size("bad:0") == 0u);
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_server_paired();
 }
 
 BOOST_AUTO_TEST_CASE(tcp_with_a_per_job_secret) {
-    Host h;
-    start_server(h, "tcp", "per-job-secret-0123");
-    ServerGuard guard;
-    auto c = contact();
-    BOOST_TEST(c.first.rfind("tcp:127.0.0.1:", 0) == 0);
-    BOOST_TEST(c.second == "per-job-secret-0123");
-    std::string path = tmp_path("tcp-file");
-    auto v = make_pattern(3u << 20, 81);
-    FILE *f = std::fopen(path.c_str(), "w");
-    std::fwrite(v.data(), 1, v.size(), f);
-    std::fclose(f);
-    pid_t p = spawn({push_tool(), "--server", c.first, "--secret", c.second, "--nspace", "tcp", "--file", path}, -1);
-    BOOST_TEST(reap(p) == 0);
-    BOOST_REQUIRE(wait_until([&] { return h.ended("tcp:0") == 1; }));
-    BOOST_TEST(h.get("tcp:0") == v);
-    ::unlink(path.c_str());
-    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-    check_server_paired();
+  Host h;
+  start_server(h, "tcp", "per-job-secret-0123");
+  ServerGuard guard;
+  auto c = contact();
+  BOOST_TEST(c.first.rfind("tcp:127.0.0.1:", 0) == 0);
+  BOOST_TEST(c.second == "per-job-secret-0123");
+  std::string path = tmp_path("tcp-file");
+  auto v = make_pattern(3u << 20, 81);
+  FILE *f = std::fopen(path.c_str(), "w");
+  std::fwrite(v.data(), 1, v.size(), f);
+  std::fclose(f);
+  pid_t p = spawn({push_tool(), "--server", c.first, "--secret", c.second, "--nspace", "tcp", "--file", path}, -1);
+  BOOST_TEST(reap(p) == 0);
+  BOOST_REQUIRE(wait_until([&] { return h.ended("tcp:0") == 1; }));
+  BOOST_TEST(h.get("tcp:0") == v);
+  ::unlink(path.c_str());
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_server_paired();
 }

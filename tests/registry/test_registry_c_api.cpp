@@ -23,8 +23,8 @@ void on_notify(const registry_notification_t* n, void* user) {
   auto* seen = static_cast<Seen*>(user);
   std::string line = std::to_string(n->action) + " " + n->segment;
   for (const char* const* t = n->tokens; **t != '\0'; ++t) line += std::string(" ") + *t;
-  line += " =" + std::string(reinterpret_cast<const char*>(n->object), n->object_size) + " @" +
-          std::to_string(n->issuer);
+  line +=
+      " =" + std::string(reinterpret_cast<const char*>(n->object), n->object_size) + " @" + std::to_string(n->issuer);
   seen->lines.push_back(line);
 }
 
@@ -130,8 +130,8 @@ BOOST_AUTO_TEST_CASE(c_api_rejects_bad_input) {
   BOOST_TEST(registry_delete(reg, REGISTRY_AND | REGISTRY_OR, "universe", ok, nullptr) == REGISTRY_ERR_INVALID);
   BOOST_TEST(registry_subscribe(reg, 0, REGISTRY_NOTIFY_ALL, "universe", ok, nullptr, nullptr, nullptr) ==
              REGISTRY_ERR_INVALID);
-  BOOST_TEST(registry_subscribe(reg, 0, REGISTRY_NOTIFY_ALL, "universe", null_entry, on_notify, nullptr,
-                                nullptr) == REGISTRY_ERR_INVALID);
+  BOOST_TEST(registry_subscribe(reg, 0, REGISTRY_NOTIFY_ALL, "universe", null_entry, on_notify, nullptr, nullptr) ==
+             REGISTRY_ERR_INVALID);
   BOOST_TEST(registry_unsubscribe(reg, 0, "universe", nullptr, nullptr) == REGISTRY_ERR_INVALID);
   BOOST_TEST(registry_define_segment(reg, nullptr, nullptr, 0, nullptr) == REGISTRY_ERR_INVALID);
   BOOST_TEST(registry_define_segment(reg, "x", nullptr, 2, nullptr) == REGISTRY_ERR_INVALID);

@@ -30,8 +30,8 @@ struct Log {
     return [this, tag](const Notification& n) {
       std::string toks;
       for (const auto& t : n.tokens) toks += (toks.empty() ? "" : ",") + t;
-      lines.push_back(tag + " " + name(n.action) + " " + n.segment + " " + toks + "=" +
-                      std::string(n.object_string()) + " @" + std::to_string(n.issuer));
+      lines.push_back(tag + " " + name(n.action) + " " + n.segment + " " + toks + "=" + std::string(n.object_string()) +
+                      " @" + std::to_string(n.issuer));
     };
   }
 };
@@ -107,9 +107,8 @@ BOOST_AUTO_TEST_CASE(modes_of_subscriptions) {
     reg.put("universe", {"c"}, std::string_view("4"));            // none
   }
   sync(reg);
-  const V expect = rank() == 0 ? V{"XOR MOD universe a=1 @0", "XAND MOD universe a,b=2 @0",
-                                   "XOR MOD universe a,b=2 @0", "AND MOD universe a,b=2 @0",
-                                   "AND MOD universe a,b,c=3 @0"}
+  const V expect = rank() == 0 ? V{"XOR MOD universe a=1 @0", "XAND MOD universe a,b=2 @0", "XOR MOD universe a,b=2 @0",
+                                   "AND MOD universe a,b=2 @0", "AND MOD universe a,b,c=3 @0"}
                                : V{};
   BOOST_TEST(log.lines == expect, boost::test_tools::per_element());
 }
@@ -180,7 +179,7 @@ BOOST_AUTO_TEST_CASE(what_a_callback_may_do) {
   reg.subscribe("universe", {"cb"}, kAnd, kModification, [&](const Notification&) {
     ++calls;
     seen = regtest::objects(reg.get("universe", {"cb"}));  // the state after the sync
-    inner = reg.sync();                                   // refused
+    inner = reg.sync();                                    // refused
     recorded = reg.put("universe", {"from-callback", r(rank())}, std::string_view("later"), kOverwrite);
   });
   sync(reg);

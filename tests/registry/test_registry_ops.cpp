@@ -75,8 +75,7 @@ BOOST_AUTO_TEST_CASE(matching_modes) {
   BOOST_TEST(objects(reg.get("m", {"a"}, kXand)) == (V{"A"}), boost::test_tools::per_element());
   BOOST_TEST(objects(reg.get("m", {"a", "b", "x"}, kXand)).empty());
   BOOST_TEST(objects(reg.get("m", {"a", "b"}, kXor)) == (V{"A", "B"}), boost::test_tools::per_element());
-  BOOST_TEST(objects(reg.get("m", {"a", "b", "c"}, kXor)) == (V{"A", "B", "C", "D"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("m", {"a", "b", "c"}, kXor)) == (V{"A", "B", "C", "D"}), boost::test_tools::per_element());
   BOOST_TEST(objects(reg.get("m", {"d", "x"}, kXor)) == (V{"E"}), boost::test_tools::per_element());
   BOOST_TEST(objects(reg.get("m", {"c"}, kXor)).empty());
   // OVERWRITE in a get's mode is ignored.

@@ -10,8 +10,8 @@
 // model's, in order. It does not cover bad input (see test_registry_ops).
 #include "util.hpp"
 
-#include <random>
 #include <map>
+#include <random>
 #include <set>
 
 using namespace registry;
@@ -73,9 +73,7 @@ std::string join(const Set& s) {
   return out;
 }
 
-const char* action_name(std::uint16_t a) {
-  return a == kModification ? "MOD" : a == kDelete ? "DEL" : "ADD";
-}
+const char* action_name(std::uint16_t a) { return a == kModification ? "MOD" : a == kDelete ? "DEL" : "ADD"; }
 
 // The identity of a subscription as its callback reports it.
 std::string identity(const std::string& seg, std::uint16_t mode, const Set& toks) {
@@ -134,9 +132,9 @@ class Model {
             event(op.seg, s, kDelete, o, issuer);
             any = true;
           }
-        s.objs.erase(std::remove_if(s.objs.begin(), s.objs.end(),
-                                    [&](const Obj& o) { return matches(op.mode, q, o.toks); }),
-                     s.objs.end());
+        s.objs.erase(
+            std::remove_if(s.objs.begin(), s.objs.end(), [&](const Obj& o) { return matches(op.mode, q, o.toks); }),
+            s.objs.end());
         return any ? Status::ok : Status::not_found;
       }
       case Op::subscribe: {
@@ -152,17 +150,16 @@ class Model {
             return matches(op.mode, q, o.toks) && matches(other.mode, other.toks, o.toks);
           });
           if (shared)
-            pending_events_.push_back({other.id, identity(op.seg, other.mode, other.toks) + " ADD " + op.seg +
-                                                     " " + join(q) + "= @" + std::to_string(issuer)});
+            pending_events_.push_back({other.id, identity(op.seg, other.mode, other.toks) + " ADD " + op.seg + " " +
+                                                     join(q) + "= @" + std::to_string(issuer)});
         }
         return Status::ok;
       }
       case Op::unsubscribe: {
-        s.subs.erase(std::remove_if(s.subs.begin(), s.subs.end(),
-                                    [&](const Sub& sub) {
-                                      return sub.rank == issuer && sub.mode == op.mode && sub.toks == q;
-                                    }),
-                     s.subs.end());
+        s.subs.erase(
+            std::remove_if(s.subs.begin(), s.subs.end(),
+                           [&](const Sub& sub) { return sub.rank == issuer && sub.mode == op.mode && sub.toks == q; }),
+            s.subs.end());
         return Status::ok;
       }
       case Op::define: break;
@@ -225,9 +222,8 @@ class Model {
   void event(const std::string& name, const Seg& s, std::uint16_t action, const Obj& o, int issuer) {
     for (const Sub& sub : s.subs)
       if (sub.rank == me_ && (sub.actions & action) != 0 && matches(sub.mode, sub.toks, o.toks))
-        pending_events_.push_back({sub.id, identity(name, sub.mode, sub.toks) + " " + action_name(action) +
-                                               " " + name + " " + join(o.toks) + "=" + o.data + " @" +
-                                               std::to_string(issuer)});
+        pending_events_.push_back({sub.id, identity(name, sub.mode, sub.toks) + " " + action_name(action) + " " + name +
+                                               " " + join(o.toks) + "=" + o.data + " @" + std::to_string(issuer)});
   }
 
   int me_;
@@ -255,7 +251,8 @@ BOOST_AUTO_TEST_CASE(random_against_model) {
   for (int batch = 0; batch < kOpsPerRank / kBatch; ++batch) {
     std::vector<std::vector<Op>> ops(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r)
-      for (int i = 0; i < kBatch; ++i) ops[static_cast<std::size_t>(r)].push_back(generate(gens[static_cast<std::size_t>(r)], n));
+      for (int i = 0; i < kBatch; ++i)
+        ops[static_cast<std::size_t>(r)].push_back(generate(gens[static_cast<std::size_t>(r)], n));
 
     std::vector<Ticket> tickets;
     for (const Op& op : ops[static_cast<std::size_t>(me)]) {
@@ -286,8 +283,8 @@ BOOST_AUTO_TEST_CASE(random_against_model) {
         if (r == me) {
           ++checked_ops;
           if (tickets[i].status() != expect && failures++ < 5)
-            BOOST_ERROR(RANK_MSG "batch " << batch << " op " << i << ": " << tickets[i].status()
-                                          << ", model says " << expect);
+            BOOST_ERROR(RANK_MSG "batch " << batch << " op " << i << ": " << tickets[i].status() << ", model says "
+                                          << expect);
         }
       }
     }
@@ -328,8 +325,8 @@ BOOST_AUTO_TEST_CASE(random_against_model) {
   BOOST_TEST(outcomes[Status::not_found] > 100u);
   if (n > 1) BOOST_TEST(outcomes[Status::denied] > 0u);
   BOOST_TEST(mpitest::all_ranks(events > 0) == true);
-  BOOST_TEST_MESSAGE(RANK_MSG "ok " << outcomes[Status::ok] << ", exists " << outcomes[Status::exists]
-                                    << ", not_found " << outcomes[Status::not_found] << ", denied "
-                                    << outcomes[Status::denied] << ", notifications " << events);
+  BOOST_TEST_MESSAGE(RANK_MSG "ok " << outcomes[Status::ok] << ", exists " << outcomes[Status::exists] << ", not_found "
+                                    << outcomes[Status::not_found] << ", denied " << outcomes[Status::denied]
+                                    << ", notifications " << events);
   BOOST_TEST(checked_ops == static_cast<std::size_t>(kOpsPerRank));
 }

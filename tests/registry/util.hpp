@@ -29,8 +29,7 @@ inline registry::Registry make_registry(bool log_errors = false) {
 
 inline void sync(registry::Registry& reg) {
   const registry::Status s = reg.sync();
-  BOOST_REQUIRE_MESSAGE(s == registry::Status::ok,
-                        "[rank " << mpitest::world_rank() << "] sync: " << to_string(s));
+  BOOST_REQUIRE_MESSAGE(s == registry::Status::ok, "[rank " << mpitest::world_rank() << "] sync: " << to_string(s));
 }
 
 // The objects of a get, as strings, in the order returned.

@@ -14,11 +14,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,10 +36,8 @@ int main(int argc, char** argv) {
   bool quiet = false;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--progress" && i + 1 < argc)
-      progress = ::open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    else if (a == "--quiet")
-      quiet = true;
+    if (a == "--progress" && i + 1 < argc) progress = ::open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    else if (a == "--quiet") quiet = true;
   }
   ::signal(SIGPIPE, SIG_IGN);  // see EPIPE instead of dying silently
   const std::size_t kBuf = 256 * 1024;

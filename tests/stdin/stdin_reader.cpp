@@ -255,8 +255,7 @@ int main(int argc, char** argv) {
     attacks_opened = attacks.size();
   }
   // Closed on the other side while this unit reads its stdin.
-  std::future<int> attacks_closed =
-      std::async(std::launch::async, [&attacks] { return count_closed(attacks, 10000); });
+  std::future<int> attacks_closed = std::async(std::launch::async, [&attacks] { return count_closed(attacks, 10000); });
 
   std::vector<unsigned char> buf(bufsize);
   unsigned long long pos = 0;
@@ -303,8 +302,9 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms - pause_ms / 2));
       unsigned long long last = read_progress(progress);
       inflight = static_cast<long long>(last - pos);
-      if (last != mid) why = "the producer was not blocked during the pause (" + std::to_string(mid) + " -> " +
-                             std::to_string(last) + " bytes)";
+      if (last != mid)
+        why = "the producer was not blocked during the pause (" + std::to_string(mid) + " -> " + std::to_string(last) +
+              " bytes)";
       else if (static_cast<unsigned long long>(inflight) > inflight_max)
         why = "in flight " + std::to_string(inflight) + " bytes > " + std::to_string(inflight_max);
       if (!why.empty()) break;
@@ -327,8 +327,7 @@ int main(int argc, char** argv) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int closed_attacks = attacks_closed.get();
   if (attack && why.empty()) {
-    if (attacks_opened == 0 && (rv || unit == 0))
-      why = "--attack: no bad connection could be opened";
+    if (attacks_opened == 0 && (rv || unit == 0)) why = "--attack: no bad connection could be opened";
     else if (closed_attacks != static_cast<int>(attacks_opened))
       why = "--attack: " + std::to_string(attacks_opened - static_cast<std::size_t>(closed_attacks)) + " of " +
             std::to_string(attacks_opened) + " bad connections still open after 10 s";

@@ -147,8 +147,7 @@ BOOST_AUTO_TEST_CASE(resume_runs_without_the_fanouts_lock) {
   Rig rig({0}, 10, 5);
   const auto b = bytes(10);
   Verdict inner = Verdict::Refused;
-  BOOST_TEST((rig.fanout.push(b.data(), 10, [&] { inner = rig.fanout.push(b.data(), 3, nullptr); }) ==
-              Verdict::Xoff));
+  BOOST_TEST((rig.fanout.push(b.data(), 10, [&] { inner = rig.fanout.push(b.data(), 3, nullptr); }) == Verdict::Xoff));
   BOOST_TEST(rig.transport.drain(0) == 10u);
   BOOST_TEST((inner == Verdict::Taken));
   BOOST_TEST(rig.transport.drain(0) == 3u);
@@ -190,7 +189,7 @@ BOOST_AUTO_TEST_CASE(end_of_stream_reaches_every_target_once) {
   rig.push(7);
   BOOST_TEST((rig.fanout.push(nullptr, 0, nullptr) == Verdict::Taken));
   BOOST_TEST((rig.fanout.push(nullptr, 0, nullptr) == Verdict::Taken));  // a second end changes nothing
-  BOOST_TEST((rig.push(1) == Verdict::Refused));                        // data after the end
+  BOOST_TEST((rig.push(1) == Verdict::Refused));                         // data after the end
   for (int t : {0, 1}) {
     std::vector<Chunk> got = rig.transport.take(t);
     BOOST_REQUIRE(got.size() == 2u);
@@ -302,7 +301,7 @@ class ThreadedTransport final : public Transport {
  public:
   struct Reader {
     int unit = 0;
-    unsigned pause_us = 0;                 // after every chunk
+    unsigned pause_us = 0;                   // after every chunk
     std::uint64_t close_after = UINT64_MAX;  // the reader goes away
     // Results, read once joined.
     std::vector<unsigned char> got;

@@ -189,9 +189,9 @@ T* copy(GlobPtr<T> first, GlobPtr<T> last, T* out) {
     if (const T* l = at.local()) {
       std::memcpy(dst, l, (end - i) * sizeof(T));
     } else {
-      check(dart_get(dst, at.dart_gptr(), detail::Wire<T>::count(end - i), detail::Wire<T>::type,
-                     detail::Wire<T>::type),
-            "dart_get");
+      check(
+          dart_get(dst, at.dart_gptr(), detail::Wire<T>::count(end - i), detail::Wire<T>::type, detail::Wire<T>::type),
+          "dart_get");
       issued = true;
     }
     i = end;
@@ -217,9 +217,9 @@ GlobPtr<T> copy(const T* in_first, const T* in_last, GlobPtr<T> out) {
     if (T* l = at.local()) {
       std::memcpy(l, src, (end - i) * sizeof(T));
     } else {
-      check(dart_put(at.dart_gptr(), src, detail::Wire<T>::count(end - i), detail::Wire<T>::type,
-                     detail::Wire<T>::type),
-            "dart_put");
+      check(
+          dart_put(at.dart_gptr(), src, detail::Wire<T>::count(end - i), detail::Wire<T>::type, detail::Wire<T>::type),
+          "dart_put");
       issued = true;
     }
     i = end;

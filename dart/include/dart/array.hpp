@@ -106,9 +106,7 @@ class Array {
   }
 
   // The caller's block, and the global index of its first element.
-  [[nodiscard]] LocalView<T> local() const noexcept {
-    return LocalView<T>(mem_.my_block(), pattern_.size_of(myid()));
-  }
+  [[nodiscard]] LocalView<T> local() const noexcept { return LocalView<T>(mem_.my_block(), pattern_.size_of(myid())); }
   [[nodiscard]] std::size_t local_begin_index() const noexcept { return pattern_.begin_of(myid()); }
 
   // Waits for every unit of the team (completes nothing by itself: the

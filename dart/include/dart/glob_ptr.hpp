@@ -23,8 +23,7 @@ class BlockPattern {
  public:
   BlockPattern() = default;
   // n elements over `units` units in blocks of ceil(n / units).
-  BlockPattern(std::size_t n, std::size_t units)
-      : BlockPattern(n, units, units == 0 ? 0 : (n + units - 1) / units) {}
+  BlockPattern(std::size_t n, std::size_t units) : BlockPattern(n, units, units == 0 ? 0 : (n + units - 1) / units) {}
   // n elements in blocks of `block` (rows of a matrix: block = rows per
   // unit times the row length).
   BlockPattern(std::size_t n, std::size_t units, std::size_t block) : n_(n), units_(units), block_(block) {}
@@ -121,12 +120,32 @@ class GlobPtr {
   GlobRef<T> operator*() const noexcept { return GlobRef<T>(*this); }
   GlobRef<T> operator[](difference_type d) const noexcept { return *(*this + d); }
 
-  GlobPtr& operator++() noexcept { ++index_; return *this; }
-  GlobPtr& operator--() noexcept { --index_; return *this; }
-  GlobPtr operator++(int) noexcept { GlobPtr old = *this; ++index_; return old; }
-  GlobPtr operator--(int) noexcept { GlobPtr old = *this; --index_; return old; }
-  GlobPtr& operator+=(difference_type d) noexcept { index_ += d; return *this; }
-  GlobPtr& operator-=(difference_type d) noexcept { index_ -= d; return *this; }
+  GlobPtr& operator++() noexcept {
+    ++index_;
+    return *this;
+  }
+  GlobPtr& operator--() noexcept {
+    --index_;
+    return *this;
+  }
+  GlobPtr operator++(int) noexcept {
+    GlobPtr old = *this;
+    ++index_;
+    return old;
+  }
+  GlobPtr operator--(int) noexcept {
+    GlobPtr old = *this;
+    --index_;
+    return old;
+  }
+  GlobPtr& operator+=(difference_type d) noexcept {
+    index_ += d;
+    return *this;
+  }
+  GlobPtr& operator-=(difference_type d) noexcept {
+    index_ -= d;
+    return *this;
+  }
   friend GlobPtr operator+(GlobPtr p, difference_type d) noexcept { return p += d; }
   friend GlobPtr operator+(difference_type d, GlobPtr p) noexcept { return p += d; }
   friend GlobPtr operator-(GlobPtr p, difference_type d) noexcept { return p -= d; }
@@ -170,9 +189,9 @@ class GlobRef {
       return *l;
     }
     T v;
-    check(dart_get_blocking(&v, p_.dart_gptr(), detail::Wire<T>::count(1), detail::Wire<T>::type,
-                            detail::Wire<T>::type),
-          "dart_get_blocking");
+    check(
+        dart_get_blocking(&v, p_.dart_gptr(), detail::Wire<T>::count(1), detail::Wire<T>::type, detail::Wire<T>::type),
+        "dart_get_blocking");
     return v;
   }
   void put(const T& v) const {
@@ -181,9 +200,9 @@ class GlobRef {
       std::atomic_thread_fence(std::memory_order_seq_cst);  // as dart_put_blocking
       return;
     }
-    check(dart_put_blocking(p_.dart_gptr(), &v, detail::Wire<T>::count(1), detail::Wire<T>::type,
-                            detail::Wire<T>::type),
-          "dart_put_blocking");
+    check(
+        dart_put_blocking(p_.dart_gptr(), &v, detail::Wire<T>::count(1), detail::Wire<T>::type, detail::Wire<T>::type),
+        "dart_put_blocking");
   }
   operator T() const { return get(); }  // NOLINT: a reference converts like one
   const GlobRef& operator=(const T& v) const {
@@ -222,12 +241,30 @@ class GlobRef {
   }
 
   // Compound assignment is atomic (one fetch-and-op each).
-  const GlobRef& operator+=(const T& v) const { (void)fetch_op(DART_OP_SUM, v); return *this; }
-  const GlobRef& operator-=(const T& v) const { (void)fetch_op(DART_OP_SUM, static_cast<T>(T{} - v)); return *this; }
-  const GlobRef& operator*=(const T& v) const { (void)fetch_op(DART_OP_PROD, v); return *this; }
-  const GlobRef& operator&=(const T& v) const { (void)fetch_op(DART_OP_BAND, v); return *this; }
-  const GlobRef& operator|=(const T& v) const { (void)fetch_op(DART_OP_BOR, v); return *this; }
-  const GlobRef& operator^=(const T& v) const { (void)fetch_op(DART_OP_BXOR, v); return *this; }
+  const GlobRef& operator+=(const T& v) const {
+    (void)fetch_op(DART_OP_SUM, v);
+    return *this;
+  }
+  const GlobRef& operator-=(const T& v) const {
+    (void)fetch_op(DART_OP_SUM, static_cast<T>(T{} - v));
+    return *this;
+  }
+  const GlobRef& operator*=(const T& v) const {
+    (void)fetch_op(DART_OP_PROD, v);
+    return *this;
+  }
+  const GlobRef& operator&=(const T& v) const {
+    (void)fetch_op(DART_OP_BAND, v);
+    return *this;
+  }
+  const GlobRef& operator|=(const T& v) const {
+    (void)fetch_op(DART_OP_BOR, v);
+    return *this;
+  }
+  const GlobRef& operator^=(const T& v) const {
+    (void)fetch_op(DART_OP_BXOR, v);
+    return *this;
+  }
   const GlobRef& operator++() const { return *this += T{1}; }
   const GlobRef& operator--() const { return *this -= T{1}; }
 

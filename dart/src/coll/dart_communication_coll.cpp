@@ -46,16 +46,16 @@
 #include <dash/dart/if/dart_communication.h>
 
 #include "coll/elements.hpp"
-#include "core/error.hpp"
 #include "coll/ops.hpp"
-#include "core/runtime.hpp"
 #include "coll/types.hpp"
+#include "core/error.hpp"
+#include "core/runtime.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -149,7 +149,6 @@ BlockPiece plain_piece(const Elem& e, int n) {
   return p;
 }
 
-
 int root_of(const Team& team, dart_team_unit_t root) {
   if (root.id < 0 || root.id >= team.size())
     invalid("root " + std::to_string(root.id) + " is outside [0, " + std::to_string(team.size()) + ") of team " +
@@ -236,7 +235,9 @@ void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char
     switch (op) {
       case DART_OP_MIN: r = a < b ? a : b; break;
       case DART_OP_MAX: r = a > b ? a : b; break;
-      case DART_OP_MINMAX: r = (i % 2 == static_cast<std::size_t>(DART_OP_MINMAX_MIN)) ? (a < b ? a : b) : (a > b ? a : b); break;
+      case DART_OP_MINMAX:
+        r = (i % 2 == static_cast<std::size_t>(DART_OP_MINMAX_MIN)) ? (a < b ? a : b) : (a > b ? a : b);
+        break;
       case DART_OP_SUM: r = static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); break;
       case DART_OP_PROD: r = static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); break;
       case DART_OP_LAND: r = static_cast<T>((a != 0) && (b != 0)); break;
@@ -280,8 +281,7 @@ void combine_packets(void* invec, void* inoutvec, int* len, MPI_Datatype*) {
     const auto* a = static_cast<const std::uint64_t*>(invec) + static_cast<std::size_t>(k) * kPacketWords;
     auto* b = static_cast<std::uint64_t*>(inoutvec) + static_cast<std::size_t>(k) * kPacketWords;
     const bool same = std::memcmp(a, b, kHeaderWords * sizeof(std::uint64_t)) == 0;
-    if (same && b[0] == 0 && reduces_payload(b) &&
-        (kind_of(b) == Kind::Allreduce || kind_of(b) == Kind::Reduce)) {
+    if (same && b[0] == 0 && reduces_payload(b) && (kind_of(b) == Kind::Allreduce || kind_of(b) == Kind::Reduce)) {
       const auto t = static_cast<dart_datatype_t>(b[5]);
       const std::size_t n = static_cast<std::size_t>(b[3]);
       if (is_basic_type(t) && n * basic_type_size(t) <= kPayloadBytes)
@@ -314,8 +314,7 @@ const PacketMpi& packet_mpi() {
     mpi_check(MPI_Type_commit(&p->type), "MPI_Type_commit");
     mpi_check(MPI_Op_create(&combine_packets, 1, &p->op), "MPI_Op_create");
     int key = MPI_KEYVAL_INVALID;
-    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_packet_mpi, &key, nullptr),
-              "MPI_Comm_create_keyval");
+    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_packet_mpi, &key, nullptr), "MPI_Comm_create_keyval");
     mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, key, p), "MPI_Comm_set_attr");
     return p;
   }();
@@ -460,8 +459,8 @@ void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
-    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
-                         dst.count, dst.type, r, team.comm()),
+    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e), dst.count,
+                         dst.type, r, team.comm()),
               "MPI_Gather");
   });
 }
@@ -547,13 +546,13 @@ void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtyp
     std::size_t off = 0;
     for (std::size_t i = 0; i < me; ++i) off += nrecvelem[i];
     const bool in_place = !sendbuf || sendbuf == recvbuf;
-    copy_bytes(pk.payload() + off * e.bytes, in_place ? at(recvbuf, recvdispls[me], e) : sendbuf,
-               nsendelem * e.bytes);
+    copy_bytes(pk.payload() + off * e.bytes, in_place ? at(recvbuf, recvdispls[me], e) : sendbuf, nsendelem * e.bytes);
   });
   if (fused) {
     std::size_t off = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
-      if (nrecvelem[i] > 0) copy_bytes(at(recvbuf, recvdispls[i], e), pk.payload() + off * e.bytes, nrecvelem[i] * e.bytes);
+      if (nrecvelem[i] > 0)
+        copy_bytes(at(recvbuf, recvdispls[i], e), pk.payload() + off * e.bytes, nrecvelem[i] * e.bytes);
       off += nrecvelem[i];
     }
     return;
@@ -613,8 +612,8 @@ void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_dataty
   }
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece blk = block_piece(e, nelem, n);
-    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type,
-                           at(recvbuf, first, e), blk.count, blk.type, team.comm()),
+    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
+                           blk.count, blk.type, team.comm()),
               "MPI_Alltoall");
   });
 }
@@ -691,11 +690,11 @@ class UserOpScope {
 
 // An operation as MPI applies it, and the MPI view of what it combines.
 struct Reduction {
-  Elem elem;               // DART_OP_MINMAX: a pair of scalars
-  std::size_t count = 0;   // in elem units
+  Elem elem;              // DART_OP_MINMAX: a pair of scalars
+  std::size_t count = 0;  // in elem units
   MPI_Op op = MPI_OP_NULL;
-  Op owned;                // MINMAX and user operations
-  UserOp user;             // a copy (dart_op_destroy may run meanwhile); fn is NULL for predefined ones
+  Op owned;     // MINMAX and user operations
+  UserOp user;  // a copy (dart_op_destroy may run meanwhile); fn is NULL for predefined ones
 };
 
 Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t nelem) {
@@ -728,8 +727,7 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
     case DART_OP_BXOR: red.op = MPI_BXOR; break;
     case DART_OP_LXOR: red.op = MPI_LXOR; break;
     case DART_OP_MINMAX: {
-      if (nelem % 2 != 0)
-        invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
+      if (nelem % 2 != 0) invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
       MPI_Datatype pair = MPI_DATATYPE_NULL;
       mpi_check(MPI_Type_contiguous(2, basic_mpi_type(dtype), &pair), "MPI_Type_contiguous");
       red.elem.owned = commit_type(pair);
@@ -740,8 +738,7 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
       red.op = red.owned.get();
       return red;
     }
-    default:
-      invalid("operation " + std::to_string(op) + " is not allowed in reductions");
+    default: invalid("operation " + std::to_string(op) + " is not allowed in reductions");
   }
   if (op >= DART_OP_BAND && op <= DART_OP_LXOR && !is_integer_type(dtype))
     invalid("bitwise and logical operations need an integer type, not data type " + type_name(dtype));
@@ -750,9 +747,7 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
   return red;
 }
 
-bool is_logical_op(dart_operation_t op) {
-  return op == DART_OP_LAND || op == DART_OP_LOR || op == DART_OP_LXOR;
-}
+bool is_logical_op(dart_operation_t op) { return op == DART_OP_LAND || op == DART_OP_LOR || op == DART_OP_LXOR; }
 
 template <class T>
 void to_truth_values(void* buf, std::size_t n) {
@@ -818,14 +813,11 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   const UserOpScope scope(red.user.fn ? &red.user : nullptr);
   for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
     const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
-    if (root < 0)
-      mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, team.comm()), "MPI_Allreduce");
-    else
-      mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, team.comm()), "MPI_Reduce");
+    if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, team.comm()), "MPI_Allreduce");
+    else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, team.comm()), "MPI_Reduce");
   });
   if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
 }
-
 
 }  // namespace
 
@@ -846,18 +838,17 @@ dart_ret_t dart_bcast(void* buf, size_t nelem, dart_datatype_t dtype, dart_team_
   return entry("dart_bcast", [&] { bcast(buf, nelem, dtype, root, team); });
 }
 
-dart_ret_t dart_scatter(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                        dart_team_unit_t root, dart_team_t team) {
+dart_ret_t dart_scatter(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+                        dart_team_t team) {
   return entry("dart_scatter", [&] { scatter(sendbuf, recvbuf, nelem, dtype, root, team); });
 }
 
-dart_ret_t dart_gather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                       dart_team_unit_t root, dart_team_t team) {
+dart_ret_t dart_gather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
+                       dart_team_t team) {
   return entry("dart_gather", [&] { gather(sendbuf, recvbuf, nelem, dtype, root, team); });
 }
 
-dart_ret_t dart_allgather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                          dart_team_t team) {
+dart_ret_t dart_allgather(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_team_t team) {
   return entry("dart_allgather", [&] { allgather(sendbuf, recvbuf, nelem, dtype, team); });
 }
 
@@ -867,20 +858,18 @@ dart_ret_t dart_allgatherv(const void* sendbuf, size_t nsendelem, dart_datatype_
                [&] { allgatherv(sendbuf, nsendelem, dtype, recvbuf, nrecvelem, recvdispls, teamid); });
 }
 
-dart_ret_t dart_allreduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                          dart_operation_t op, dart_team_t team) {
+dart_ret_t dart_allreduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+                          dart_team_t team) {
   return entry("dart_allreduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, nullptr, team); });
 }
 
-dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                         dart_team_t team) {
+dart_ret_t dart_alltoall(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_team_t team) {
   return entry("dart_alltoall", [&] { alltoall(sendbuf, recvbuf, nelem, dtype, team); });
 }
 
-dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype,
-                       dart_operation_t op, dart_team_unit_t root, dart_team_t team) {
+dart_ret_t dart_reduce(const void* sendbuf, void* recvbuf, size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+                       dart_team_unit_t root, dart_team_t team) {
   return entry("dart_reduce", [&] { reduce(sendbuf, recvbuf, nelem, dtype, op, &root, team); });
 }
-
 
 }  // extern "C"

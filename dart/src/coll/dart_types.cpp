@@ -98,8 +98,7 @@ MPI_Datatype basic_mpi_type(dart_datatype_t t) {
 std::size_t checked_bytes(std::size_t nelem, std::size_t elem_size) {
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(nelem, elem_size, &bytes))
-    invalid(std::to_string(nelem) + " elements of " + std::to_string(elem_size) +
-            " bytes overflow size_t");
+    invalid(std::to_string(nelem) + " elements of " + std::to_string(elem_size) + " bytes overflow size_t");
   return bytes;
 }
 
@@ -119,9 +118,7 @@ Layout::Layout(const TypeDesc& t, std::size_t nelem) : t_(t), nelem_(nelem) {
   if (nelem == 0) return;
   switch (t.kind) {
     case TypeDesc::Kind::Basic:
-    case TypeDesc::Kind::Custom:
-      span_ = total_;
-      break;
+    case TypeDesc::Kind::Custom: span_ = total_; break;
     case TypeDesc::Kind::Strided: {
       const std::size_t blocks = nelem / t.count;
       span_ = checked_bytes((blocks - 1) * t.stride + t.count, t.elem_size);

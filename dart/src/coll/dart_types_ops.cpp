@@ -1,8 +1,8 @@
 #include "coll/ops.hpp"
 
+#include "coll/types.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
-#include "coll/types.hpp"
 
 #include <memory>
 #include <mutex>
@@ -37,8 +37,8 @@ using namespace dart;
 
 extern "C" {
 
-dart_ret_t dart_op_create(dart_operator_t op, void* userdata, bool commute, dart_datatype_t dtype,
-                          bool dtype_is_tmp, dart_operation_t* new_op) {
+dart_ret_t dart_op_create(dart_operator_t op, void* userdata, bool commute, dart_datatype_t dtype, bool dtype_is_tmp,
+                          dart_operation_t* new_op) {
   (void)dtype_is_tmp;  // descriptors are not copied per operation, so the promise changes nothing
   if (new_op) *new_op = DART_OP_UNDEFINED;
   return entry("dart_op_create", [&] {

@@ -28,9 +28,18 @@ std::size_t basic_type_size(dart_datatype_t t);
 // Size in bytes of a basic type, 0 for anything else; for fast paths that
 // hand everything else to the checked path.
 [[nodiscard]] inline std::size_t basic_size_or_zero(dart_datatype_t t) noexcept {
-  static constexpr std::size_t kSizes[] = {0, 1, sizeof(short), sizeof(int), sizeof(unsigned int), sizeof(long),
-                                    sizeof(unsigned long), sizeof(long long), sizeof(unsigned long long),
-                                    sizeof(float), sizeof(double), sizeof(long double)};
+  static constexpr std::size_t kSizes[] = {0,
+                                           1,
+                                           sizeof(short),
+                                           sizeof(int),
+                                           sizeof(unsigned int),
+                                           sizeof(long),
+                                           sizeof(unsigned long),
+                                           sizeof(long long),
+                                           sizeof(unsigned long long),
+                                           sizeof(float),
+                                           sizeof(double),
+                                           sizeof(long double)};
   static_assert(sizeof(kSizes) / sizeof(kSizes[0]) == DART_TYPE_LAST, "one size per basic type");
   return is_basic_type(t) ? kSizes[t] : 0;
 }
@@ -53,9 +62,7 @@ struct TypeDesc {
   std::vector<std::size_t> offset;             // indexed: element position of each block
   std::size_t extent = 1;                      // elements one repetition spans (indexed, strided)
 
-  [[nodiscard]] bool contiguous() const noexcept {
-    return kind == Kind::Basic || kind == Kind::Custom;
-  }
+  [[nodiscard]] bool contiguous() const noexcept { return kind == Kind::Basic || kind == Kind::Custom; }
 };
 
 // The descriptor of `t` (basic or a live derived type); DART_ERR_INVAL
@@ -96,7 +103,10 @@ void for_each_matched_run(Layout src, Layout dst, Fn&& fn) {
   while (have_s && have_d) {
     const std::size_t n = sl < dl ? sl : dl;
     fn(so, doff, n);
-    so += n; sl -= n; doff += n; dl -= n;
+    so += n;
+    sl -= n;
+    doff += n;
+    dl -= n;
     if (sl == 0) have_s = src.next(&so, &sl);
     if (dl == 0) have_d = dst.next(&doff, &dl);
   }

@@ -28,9 +28,18 @@ bool parse_bytes(const char* text, std::size_t* out) {
   unsigned shift = 0;
   switch (std::toupper(static_cast<unsigned char>(*end))) {
     case '\0': break;
-    case 'K': shift = 10; ++end; break;
-    case 'M': shift = 20; ++end; break;
-    case 'G': shift = 30; ++end; break;
+    case 'K':
+      shift = 10;
+      ++end;
+      break;
+    case 'M':
+      shift = 20;
+      ++end;
+      break;
+    case 'G':
+      shift = 30;
+      ++end;
+      break;
     default: return false;
   }
   if (*end == 'B' || *end == 'b') ++end;
@@ -92,7 +101,9 @@ Config read_config() {
     else if (s == "INFO") cfg.log_level = LogLevel::Info;
     else if (s == "DEBUG") cfg.log_level = LogLevel::Debug;
     else if (s == "TRACE") cfg.log_level = LogLevel::Trace;
-    else log(LogLevel::Warn, "dart_init", "ignoring DART_LOG_LEVEL=\"%s\": expected OFF, ERROR, WARN, INFO, DEBUG or TRACE", v);
+    else
+      log(LogLevel::Warn, "dart_init",
+          "ignoring DART_LOG_LEVEL=\"%s\": expected OFF, ERROR, WARN, INFO, DEBUG or TRACE", v);
   }
   set_log_level(cfg.log_level);
   read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
@@ -106,8 +117,7 @@ Config read_config() {
     const long mbps = std::strtol(v, &end, 10);
     if (errno != 0 || end == v || *end != '\0' || mbps > INT_MAX)
       log(LogLevel::Warn, "dart_init", "ignoring DASH_MAX_SHMEM_MBPS=\"%s\": expected an integer", v);
-    else if (mbps > 0)
-      cfg.max_shmem_mbps = static_cast<int>(mbps);
+    else if (mbps > 0) cfg.max_shmem_mbps = static_cast<int>(mbps);
   }
   if (const char* v = std::getenv("DART_EXIT_REPORT_DIR")) cfg.exit_report_dir = v;
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
@@ -116,8 +126,7 @@ Config read_config() {
     const unsigned long us = std::strtoul(v, &end, 10);
     if (errno != 0 || end == v || *end != '\0' || us > 1000000)
       log(LogLevel::Warn, "dart_init", "ignoring DART_PROGRESS_INTERVAL_US=\"%s\": expected 0 ... 1000000", v);
-    else
-      cfg.progress_interval_us = static_cast<unsigned>(us);
+    else cfg.progress_interval_us = static_cast<unsigned>(us);
   }
   read_stdin_mode(&cfg.stdin_mode);
   read_text("DART_STDIN_TARGET", &cfg.stdin_target);

@@ -35,8 +35,8 @@ dart_ret_t dart_stats_get(dart_stats_t* out) {
     require(out, "stats");
     (void)rt();
     using namespace dart::stats;
-    *out = dart_stats_t{get(LocalPut),  get(LocalGet),  get(LocalBytes),     get(RmaPut),
-                        get(RmaGet),    get(RmaBytes),  get(CpuAtomic),      get(RmaAtomic),
+    *out = dart_stats_t{get(LocalPut),       get(LocalGet), get(LocalBytes),  get(RmaPut),
+                        get(RmaGet),         get(RmaBytes), get(CpuAtomic),   get(RmaAtomic),
                         get(EmulatedAtomic), get(MpiFlush), get(SkippedFlush)};
   });
 }

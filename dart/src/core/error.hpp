@@ -19,20 +19,15 @@ namespace dart {
 
 class Error : public std::runtime_error {
  public:
-  Error(dart_ret_t code, const std::string& reason)
-      : std::runtime_error(reason), code_(code) {}
+  Error(dart_ret_t code, const std::string& reason) : std::runtime_error(reason), code_(code) {}
   [[nodiscard]] dart_ret_t code() const noexcept { return code_; }
 
  private:
   dart_ret_t code_;
 };
 
-[[noreturn]] inline void fail(dart_ret_t code, const std::string& reason) {
-  throw Error(code, reason);
-}
-[[noreturn]] inline void invalid(const std::string& reason) {
-  throw Error(DART_ERR_INVAL, reason);
-}
+[[noreturn]] inline void fail(dart_ret_t code, const std::string& reason) { throw Error(code, reason); }
+[[noreturn]] inline void invalid(const std::string& reason) { throw Error(DART_ERR_INVAL, reason); }
 
 // Throws DART_ERR_INVAL when a required pointer argument is NULL.
 inline void require(const void* p, const char* what) {

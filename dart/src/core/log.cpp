@@ -5,10 +5,10 @@
 
 #include <dash/dart/if/dart_config.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
-#include <unistd.h>
 
 namespace dart {
 
@@ -38,8 +38,7 @@ bool log_enabled(LogLevel level) noexcept {
 void log(LogLevel level, const char* call, const char* fmt, ...) noexcept {
   if (!log_enabled(level)) return;
   char line[1024];
-  int n = std::snprintf(line, sizeof line, "[dart unit %d] %s: %s: ", log_rank(), call,
-                        level_name(level));
+  int n = std::snprintf(line, sizeof line, "[dart unit %d] %s: %s: ", log_rank(), call, level_name(level));
   if (n < 0) return;
   va_list ap;
   va_start(ap, fmt);
@@ -53,9 +52,7 @@ void log(LogLevel level, const char* call, const char* fmt, ...) noexcept {
   (void)rc;
 }
 
-void log_call_error(const char* call, const char* reason) noexcept {
-  log(LogLevel::Error, call, "%s", reason);
-}
+void log_call_error(const char* call, const char* reason) noexcept { log(LogLevel::Error, call, "%s", reason); }
 
 void mpi_check(int rc, const char* mpi_call) {
   if (rc == MPI_SUCCESS) return;

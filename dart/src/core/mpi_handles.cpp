@@ -14,9 +14,7 @@ Comm Comm::dup(MPI_Comm base) {
 
 Info::Info() { mpi_check(MPI_Info_create(&info_), "MPI_Info_create"); }
 
-void Info::set(const char* key, const char* value) {
-  mpi_check(MPI_Info_set(info_, key, value), "MPI_Info_set");
-}
+void Info::set(const char* key, const char* value) { mpi_check(MPI_Info_set(info_, key, value), "MPI_Info_set"); }
 
 namespace {
 
@@ -52,8 +50,7 @@ Window Window::open(MPI_Win w) {
 Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
-  mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w),
-            "MPI_Win_allocate_shared");
+  mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w), "MPI_Win_allocate_shared");
   return open(w);
 }
 
@@ -81,7 +78,8 @@ Window Window::create_dynamic(MPI_Comm comm) {
 void Window::note_issued(int rank) noexcept {
   Issued& is = *issued_;
   bool noted = is.overflow.load(std::memory_order_acquire);
-  for (int i = 0; !noted && i < kSlots; ++i) noted = is.slot[static_cast<std::size_t>(i)].load(std::memory_order_acquire) == rank;
+  for (int i = 0; !noted && i < kSlots; ++i)
+    noted = is.slot[static_cast<std::size_t>(i)].load(std::memory_order_acquire) == rank;
   for (int i = 0; !noted && i < kSlots; ++i) {
     int expected = kFree;
     noted = is.slot[static_cast<std::size_t>(i)].compare_exchange_strong(expected, rank, std::memory_order_acq_rel);

@@ -25,8 +25,7 @@ class PerUnit {
   explicit PerUnit(std::vector<T> table) {
     if (!table.empty() && std::all_of(table.begin(), table.end(), [&](const T& v) { return v == table.front(); }))
       uniform_ = table.front();
-    else
-      table_ = std::move(table);
+    else table_ = std::move(table);
   }
 
   [[nodiscard]] T operator[](std::size_t unit) const noexcept { return table_.empty() ? uniform_ : table_[unit]; }
@@ -52,8 +51,7 @@ class RankMap {
     first_ = values.front();
     stride_ = values.size() > 1 ? values[1] - values[0] : 1;
     bool progression = stride_ > 0;
-    for (std::size_t i = 1; progression && i < values.size(); ++i)
-      progression = values[i] - values[i - 1] == stride_;
+    for (std::size_t i = 1; progression && i < values.size(); ++i) progression = values[i] - values[i - 1] == stride_;
     if (!progression) table_ = std::move(values);
   }
 

@@ -31,10 +31,8 @@ void ProgressThread::run() {
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
     int flag = 0;
-    if (have_request)
-      MPI_Test(&pending, &flag, MPI_STATUS_IGNORE);
-    else
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, MPI_STATUS_IGNORE);
+    if (have_request) MPI_Test(&pending, &flag, MPI_STATUS_IGNORE);
+    else MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_.get(), &flag, MPI_STATUS_IGNORE);
     lock.lock();
   }
   if (have_request && pending != MPI_REQUEST_NULL) {

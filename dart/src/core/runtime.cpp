@@ -53,9 +53,9 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   // are in dart_init.
   if (cfg_.progress_interval_us > 0 && mpi_multiple_) progress_comm_ = mpi::Comm::dup(MPI_COMM_WORLD);
 
-  // Which MPI RMA may wait for its target (core/progress.hpp): under MPICH any;
-  // under Open MPI the windows of teams that span nodes (or every team
-  // with DART_SHARED_MEMORY=0). Registered memory starts it on demand.
+    // Which MPI RMA may wait for its target (core/progress.hpp): under MPICH any;
+    // under Open MPI the windows of teams that span nodes (or every team
+    // with DART_SHARED_MEMORY=0). Registered memory starts it on demand.
 #if defined(MPICH_VERSION)
   const bool rma_needs_target = true;
 #else
@@ -75,8 +75,8 @@ void Runtime::ensure_progress() {
     progress_warned_ = true;
     return;
   }
-  progress_ = std::make_unique<ProgressThread>(std::move(progress_comm_),
-                                               std::chrono::microseconds(cfg_.progress_interval_us));
+  progress_ =
+      std::make_unique<ProgressThread>(std::move(progress_comm_), std::chrono::microseconds(cfg_.progress_interval_us));
 }
 
 Runtime::~Runtime() {

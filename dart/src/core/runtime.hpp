@@ -2,8 +2,8 @@
 #pragma once
 
 #include "core/config.hpp"
-#include "memory/local_extents.hpp"
 #include "core/progress.hpp"
+#include "memory/local_extents.hpp"
 #include "team/team.hpp"
 
 #include <dash/dart/if/dart_globmem.h>

@@ -8,8 +8,18 @@
 namespace dart::stats {
 
 enum Counter : unsigned {
-  LocalPut, LocalGet, LocalBytes, RmaPut, RmaGet, RmaBytes,
-  CpuAtomic, RmaAtomic, EmulatedAtomic, MpiFlush, SkippedFlush, kCounters
+  LocalPut,
+  LocalGet,
+  LocalBytes,
+  RmaPut,
+  RmaGet,
+  RmaBytes,
+  CpuAtomic,
+  RmaAtomic,
+  EmulatedAtomic,
+  MpiFlush,
+  SkippedFlush,
+  kCounters
 };
 
 inline std::array<std::atomic<std::uint64_t>, kCounters> g_counters{};

@@ -31,11 +31,11 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include "core/error.hpp"
-#include "team/group.hpp"
-#include "locality/domains.hpp"
-#include "locality/hwinfo.hpp"
 #include "core/mpi_handles.hpp"
 #include "core/runtime.hpp"
+#include "locality/domains.hpp"
+#include "locality/hwinfo.hpp"
+#include "team/group.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -146,9 +146,9 @@ NodeReply hwinfo_from_node(const Team& team) {
     total += counts[r];
   }
   std::vector<int> cpus(static_cast<std::size_t>(total));
-  mpi_check(MPI_Gatherv(mine.cpus.data(), header[0], MPI_INT, cpus.data(), counts.data(), displs.data(), MPI_INT, 0,
-                        raw),
-            "MPI_Gatherv");
+  mpi_check(
+      MPI_Gatherv(mine.cpus.data(), header[0], MPI_INT, cpus.data(), counts.data(), displs.data(), MPI_INT, 0, raw),
+      "MPI_Gatherv");
 
   std::vector<NodeReply> replies(leader ? n : 0);
   if (leader) {
@@ -210,7 +210,9 @@ void team_locality_init(dart_team_t id) {
             "MPI_Allgather");
   std::vector<UnitRecord> records;
   for (const auto& w : all) {
-    if (!w.ok) fail(DART_ERR_OTHER, "reading the hardware topology failed on the node of unit " + std::to_string(w.rec.global_id));
+    if (!w.ok)
+      fail(DART_ERR_OTHER,
+           "reading the hardware topology failed on the node of unit " + std::to_string(w.rec.global_id));
     records.push_back(w.rec);
   }
 
@@ -355,16 +357,14 @@ dart_ret_t dart_domain_find(const dart_domain_locality_t* domain_in, const char*
   });
 }
 
-dart_ret_t dart_domain_select(dart_domain_locality_t* domain_in, int num_subdomain_tags,
-                              const char** subdomain_tags) {
+dart_ret_t dart_domain_select(dart_domain_locality_t* domain_in, int num_subdomain_tags, const char** subdomain_tags) {
   return entry("dart_domain_select", [&] {
     require(domain_in, "domain_in");
     select(*domain_in, tag_list(num_subdomain_tags, subdomain_tags, "subdomain_tags"));
   });
 }
 
-dart_ret_t dart_domain_exclude(dart_domain_locality_t* domain_in, int num_subdomain_tags,
-                               const char** subdomain_tags) {
+dart_ret_t dart_domain_exclude(dart_domain_locality_t* domain_in, int num_subdomain_tags, const char** subdomain_tags) {
   return entry("dart_domain_exclude", [&] {
     require(domain_in, "domain_in");
     exclude(*domain_in, tag_list(num_subdomain_tags, subdomain_tags, "subdomain_tags"));
@@ -389,8 +389,8 @@ dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t* domain, dart_domai
   });
 }
 
-dart_ret_t dart_domain_split_scope(const dart_domain_locality_t* domain_in, dart_locality_scope_t scope,
-                                   int num_parts, dart_domain_locality_t* split_domain_out) {
+dart_ret_t dart_domain_split_scope(const dart_domain_locality_t* domain_in, dart_locality_scope_t scope, int num_parts,
+                                   dart_domain_locality_t* split_domain_out) {
   return entry("dart_domain_split_scope", [&] {
     require(domain_in, "domain_in");
     require(split_domain_out, "split_domain_out");
@@ -452,8 +452,8 @@ dart_ret_t dart_domain_group(dart_domain_locality_t* domain_in, int num_group_su
     require(group_domain_tag_out, "group_domain_tag_out");
     if (num_group_subdomains < 1)
       invalid("num_group_subdomains must be at least 1 (is " + std::to_string(num_group_subdomains) + ")");
-    const std::string tag = group(*domain_in, tag_list(num_group_subdomains, group_subdomain_tags,
-                                                       "group_subdomain_tags"));
+    const std::string tag =
+        group(*domain_in, tag_list(num_group_subdomains, group_subdomain_tags, "group_subdomain_tags"));
     std::memcpy(group_domain_tag_out, tag.c_str(), tag.size() + 1);
   });
 }
@@ -470,16 +470,15 @@ dart_ret_t dart_unit_locality(dart_team_t team, dart_team_unit_t unit, dart_unit
   });
 }
 
-dart_ret_t dart_group_locality_split(const dart_group_t g, dart_domain_locality_t* domain,
-                                     dart_locality_scope_t scope, size_t n, size_t* nout, dart_group_t* gout) {
+dart_ret_t dart_group_locality_split(const dart_group_t g, dart_domain_locality_t* domain, dart_locality_scope_t scope,
+                                     size_t n, size_t* nout, dart_group_t* gout) {
   return entry("dart_group_locality_split", [&] {
     require(nout, "nout");
     require(gout, "gout");
     require(domain, "domain");
     (void)rt();
     const auto& members = group_of(g, "g").units;
-    if (n == 0 || n > static_cast<size_t>(INT_MAX))
-      invalid("n must be in [1, INT_MAX] (is " + std::to_string(n) + ")");
+    if (n == 0 || n > static_cast<size_t>(INT_MAX)) invalid("n must be in [1, INT_MAX] (is " + std::to_string(n) + ")");
     const auto found = scope_domains(*domain, scope);
     if (found.empty())
       fail(DART_ERR_NOTFOUND, "no domain of scope " + std::to_string(scope) + " below '" + tag_of(*domain) + "'");

@@ -82,8 +82,8 @@ void move_subdomain(dart_domain_locality_t& d, dart_domain_locality_t& new_paren
     if (c != &d) remaining.push_back(c);
   std::vector<Domain*> target = old == &new_parent ? remaining : children_of(new_parent);
   if (pos > static_cast<int>(target.size()))
-    invalid("position " + std::to_string(pos) + " is beyond the " + std::to_string(target.size()) +
-            " subdomains of '" + tag_of(new_parent) + "'");
+    invalid("position " + std::to_string(pos) + " is beyond the " + std::to_string(target.size()) + " subdomains of '" +
+            tag_of(new_parent) + "'");
   if (pos < 0) pos = static_cast<int>(target.size());
   const std::string tag = child_tag(tag_view(new_parent), next_child_index(new_parent, &d));
   check_retag(d, tag);
@@ -130,8 +130,7 @@ std::string group(dart_domain_locality_t& d, const std::vector<std::string>& tag
     depth = next;
   }
   Domain& P = *paths[0][depth];
-  const bool siblings =
-      std::all_of(paths.begin(), paths.end(), [&](const auto& p) { return p.size() == depth + 2; });
+  const bool siblings = std::all_of(paths.begin(), paths.end(), [&](const auto& p) { return p.size() == depth + 2; });
   const std::string gtag = child_tag(tag_view(P), next_child_index(P));
 
   Owned g(new_domain());
@@ -230,8 +229,7 @@ std::vector<int> block_sizes(int k, int parts) {
   return sizes;
 }
 
-void split_scope(const dart_domain_locality_t& d, dart_locality_scope_t scope, int parts,
-                 dart_domain_locality_t* out) {
+void split_scope(const dart_domain_locality_t& d, dart_locality_scope_t scope, int parts, dart_domain_locality_t* out) {
   const auto found = scope_domains(d, scope);
   if (found.empty())
     fail(DART_ERR_NOTFOUND, "no domain of scope " + std::to_string(scope) + " below domain '" + tag_of(d) + "'");

@@ -10,9 +10,7 @@
 
 namespace dart::locality::nodes {
 
-std::string_view tag_view(const Domain& d) {
-  return {d.domain_tag, strnlen(d.domain_tag, sizeof d.domain_tag)};
-}
+std::string_view tag_view(const Domain& d) { return {d.domain_tag, strnlen(d.domain_tag, sizeof d.domain_tag)}; }
 
 std::string tag_of(const Domain& d) { return std::string(tag_view(d)); }
 

@@ -261,8 +261,7 @@ bool contains(const dart_domain_locality_t& root, const dart_domain_locality_t* 
   return false;
 }
 
-std::vector<dart_domain_locality_t*> scope_domains(const dart_domain_locality_t& root,
-                                                   dart_locality_scope_t scope) {
+std::vector<dart_domain_locality_t*> scope_domains(const dart_domain_locality_t& root, dart_locality_scope_t scope) {
   std::vector<Domain*> out;
   struct Walk {
     dart_locality_scope_t scope;

@@ -63,8 +63,7 @@ dart_domain_locality_t* find(const dart_domain_locality_t& root, const char* tag
 bool contains(const dart_domain_locality_t& root, const dart_domain_locality_t* d);
 // Domains of `scope` in the subtree of `root` (root included), depth-first
 // pre-order, children in index order; a match's subtree is not searched.
-std::vector<dart_domain_locality_t*> scope_domains(const dart_domain_locality_t& root,
-                                                   dart_locality_scope_t scope);
+std::vector<dart_domain_locality_t*> scope_domains(const dart_domain_locality_t& root, dart_locality_scope_t scope);
 
 // In-place manipulation (spec 3.8, 5.6). Unknown tags: DART_ERR_NOTFOUND.
 void select(dart_domain_locality_t& d, const std::vector<std::string>& tags);
@@ -75,8 +74,7 @@ void move_subdomain(dart_domain_locality_t& d, dart_domain_locality_t& new_paren
 // Returns the tag of the new group domain.
 std::string group(dart_domain_locality_t& d, const std::vector<std::string>& tags);
 // Fills out[0 .. parts-1] (raw client storage).
-void split_scope(const dart_domain_locality_t& d, dart_locality_scope_t scope, int parts,
-                 dart_domain_locality_t* out);
+void split_scope(const dart_domain_locality_t& d, dart_locality_scope_t scope, int parts, dart_domain_locality_t* out);
 
 // Sizes of `parts` consecutive blocks of `k` items: as equal as possible,
 // larger blocks first (each at most ceil(k / parts)); blocks beyond k are

@@ -26,7 +26,9 @@ namespace {
 constexpr unsigned long long kMiB = 1ULL << 20;
 constexpr int kDefaultShmemMbps = 1235;  // DASH's value when DASH_MAX_SHMEM_MBPS is unset
 
-int clamp_int(unsigned long long v) { return v > static_cast<unsigned long long>(INT_MAX) ? INT_MAX : static_cast<int>(v); }
+int clamp_int(unsigned long long v) {
+  return v > static_cast<unsigned long long>(INT_MAX) ? INT_MAX : static_cast<int>(v);
+}
 
 class Topology {
  public:
@@ -162,7 +164,8 @@ std::optional<std::vector<dart_hwinfo_t>> from_topology(hwloc_topology_t topo, c
   const int ncores = hwloc_get_nbobjs_by_type(topo, core_type);
   if (ncores <= 0) return std::nullopt;
   std::vector<hwloc_obj_t> cores(static_cast<std::size_t>(ncores));
-  for (int i = 0; i < ncores; ++i) cores[static_cast<std::size_t>(i)] = hwloc_get_obj_by_type(topo, core_type, static_cast<unsigned>(i));
+  for (int i = 0; i < ncores; ++i)
+    cores[static_cast<std::size_t>(i)] = hwloc_get_obj_by_type(topo, core_type, static_cast<unsigned>(i));
   const hwloc_obj_t root = hwloc_get_root_obj(topo);
   if (!root->cpuset) return std::nullopt;
   // CPU numbers of the units refer to this machine; a topology read from

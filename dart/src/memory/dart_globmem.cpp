@@ -2,17 +2,17 @@
 // and the per-team pool allocator.
 #include <dash/dart/if/dart_globmem.h>
 
-#include "rma/access.hpp"
+#include "coll/types.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
-#include "coll/types.hpp"
+#include "rma/access.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 using namespace dart;
 
@@ -143,8 +143,7 @@ constexpr std::size_t kRegisterAlign = 64;
 // or writes whatever now lives at that address on the owner).
 //
 // How deregistration stays local on each MPI: Team::kDynamicRegistration.
-void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr,
-                   dart_gptr_t* gptr) {
+void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype, void* addr, dart_gptr_t* gptr) {
   if (gptr) *gptr = DART_GPTR_NULL;
   Team& team = rt().team(teamid);
 
@@ -175,8 +174,7 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
                                  rlo > 0 ? -std::int64_t{rlo} : -std::int64_t{INT32_MAX}};
   for (int w = 0; w < windows; ++w) mine.push_back(team.attach_load(w, base, bytes));
   std::vector<std::int64_t> agreed(mine.size());
-  mpi_check(MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX,
-                          team.comm()),
+  mpi_check(MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, team.comm()),
             "MPI_Allreduce");
   // Ids every member has deregistered return here, the next point at which
   // all members meet, whatever else this call decides.
@@ -273,8 +271,7 @@ struct dart_allocator_struct {
   dart_gptr_t pool;  // the team segment that backs the pool
   std::mutex mutex;
   RangeAllocator ranges;
-  dart_allocator_struct(dart_team_t t, dart_gptr_t p, std::size_t bytes)
-      : team(t), pool(p), ranges(bytes) {}
+  dart_allocator_struct(dart_team_t t, dart_gptr_t p, std::size_t bytes) : team(t), pool(p), ranges(bytes) {}
 };
 
 namespace {
@@ -300,10 +297,8 @@ dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void** addr) {
     if (gptr.unitid == team->myid() && seg.kind == SegmentKind::LocalPool &&
         Extents::names_extent(gptr.addr_or_offs.offset))
       *addr = rt().extents().own_address(gptr.addr_or_offs.offset);
-    else if (gptr.unitid == team->myid() && seg.my_base)
-      *addr = seg.my_base + gptr.addr_or_offs.offset;
-    else
-      *addr = nullptr;  // another unit's memory is never handed out
+    else if (gptr.unitid == team->myid() && seg.my_base) *addr = seg.my_base + gptr.addr_or_offs.offset;
+    else *addr = nullptr;  // another unit's memory is never handed out
   });
 }
 
@@ -354,10 +349,8 @@ dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr)
     // A zero-byte request still yields a distinct, freeable pointer. The
     // pool first (the fast path), then the extents beyond it.
     std::uint64_t at = 0;
-    if (r.local_allocate(bytes > 0 ? bytes : 1, &offset))
-      at = offset;
-    else
-      at = r.extents().allocate(bytes > 0 ? bytes : 1);
+    if (r.local_allocate(bytes > 0 ? bytes : 1, &offset)) at = offset;
+    else at = r.extents().allocate(bytes > 0 ? bytes : 1);
     *gptr = make_gptr(DART_TEAM_ALL, r.myid(), DART_SEGMENT_LOCAL, at);
   });
 }
@@ -378,8 +371,7 @@ dart_ret_t dart_memfree(dart_gptr_t gptr) {
   });
 }
 
-dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype,
-                                      dart_gptr_t* gptr) {
+dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr) {
   return entry("dart_team_memalloc_aligned", [&] { team_alloc(teamid, nelem, dtype, gptr); });
 }
 
@@ -387,14 +379,13 @@ dart_ret_t dart_team_memfree(dart_gptr_t gptr) {
   return entry("dart_team_memfree", [&] { team_free(gptr); });
 }
 
-dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype,
-                                         void* addr, dart_gptr_t* gptr) {
-  return entry("dart_team_memregister_aligned",
-               [&] { team_register(teamid, nelem, dtype, addr, gptr); });
+dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem, dart_datatype_t dtype, void* addr,
+                                         dart_gptr_t* gptr) {
+  return entry("dart_team_memregister_aligned", [&] { team_register(teamid, nelem, dtype, addr, gptr); });
 }
 
-dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem, dart_datatype_t dtype,
-                                 void* addr, dart_gptr_t* gptr) {
+dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem, dart_datatype_t dtype, void* addr,
+                                 dart_gptr_t* gptr) {
   return entry("dart_team_memregister", [&] { team_register(teamid, nlelem, dtype, addr, gptr); });
 }
 
@@ -439,8 +430,7 @@ dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team, dart_allocator
   });
 }
 
-dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr,
-                                dart_allocator_t allocator) {
+dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype, dart_gptr_t* gptr, dart_allocator_t allocator) {
   return entry("dart_allocator_alloc", [&] {
     require(gptr, "gptr");
     *gptr = DART_GPTR_NULL;

@@ -1,8 +1,8 @@
 #include "memory/local_extents.hpp"
 
-#include "rma/access.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "rma/access.hpp"
 #include "team/team.hpp"
 
 #include <algorithm>
@@ -79,8 +79,7 @@ Extents::Extents(Team& world, std::size_t directory_offset, std::size_t pool_byt
   // extents by RMA. The condition is the same on every unit.
   const bool everyone_mapped = host_maps_ && (load_store_ ? world.single_node() : world.on_one_host());
   if (!everyone_mapped) win_ = mpi::Window::create_dynamic(world.comm());
-  std::memset(directory_at(world.segments().find(DART_SEGMENT_LOCAL)->my_base, directory_offset_), 0,
-              kDirectoryBytes);
+  std::memset(directory_at(world.segments().find(DART_SEGMENT_LOCAL)->my_base, directory_offset_), 0, kDirectoryBytes);
 }
 
 Extents::~Extents() {
@@ -101,9 +100,7 @@ bool Extents::maps(int unit) const {
   return load_store_ ? world_.node_rank_of(unit) >= 0 : world_.on_one_host() || unit == world_.myid();
 }
 
-std::string Extents::name(int unit, int n) const {
-  return prefix_ + std::to_string(unit) + "-" + std::to_string(n);
-}
+std::string Extents::name(int unit, int n) const { return prefix_ + std::to_string(unit) + "-" + std::to_string(n); }
 
 void Extents::create(std::size_t at_least) {
   const int n = static_cast<int>(own_.size()) + 1;
@@ -111,12 +108,13 @@ void Extents::create(std::size_t at_least) {
     fail(DART_ERR_NOMEM, "all " + std::to_string(kMax) + " extents beyond the local pool are in use and none has " +
                              std::to_string(at_least) + " free bytes");
   std::size_t size = std::max({at_least, pool_bytes_, own_.empty() ? std::size_t{0} : 2 * own_.back().size});
-  if (size > (std::size_t(1) << kShift)) fail(DART_ERR_NOMEM, "a block of " + std::to_string(at_least) + " bytes exceeds the largest extent (1 TiB)");
+  if (size > (std::size_t(1) << kShift))
+    fail(DART_ERR_NOMEM, "a block of " + std::to_string(at_least) + " bytes exceeds the largest extent (1 TiB)");
   size = (size + kGrain - 1) / kGrain * kGrain;
   const std::uint64_t available = node_memory_available();
   if (size > available)
-    fail(DART_ERR_NOMEM, "this node cannot back " + std::to_string(size) + " more bytes (" +
-                             std::to_string(available) + " bytes of memory and /dev/shm space available)");
+    fail(DART_ERR_NOMEM, "this node cannot back " + std::to_string(size) + " more bytes (" + std::to_string(available) +
+                             " bytes of memory and /dev/shm space available)");
   const std::string nm = name(world_.myid(), n);
   const int fd = shm_open(nm.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) fail(DART_ERR_NOMEM, "shm_open(" + nm + ") failed: " + std::strerror(errno));
@@ -143,8 +141,7 @@ void Extents::create(std::size_t at_least) {
     if (r == MAP_FAILED) undo("cannot reserve address space for extents: " + std::string(std::strerror(errno)));
     reserved_ = static_cast<char*>(r);
   }
-  const std::size_t used =
-      own_.empty() ? 0 : static_cast<std::size_t>(reserved_ + reserved_size_ - own_.back().base);
+  const std::size_t used = own_.empty() ? 0 : static_cast<std::size_t>(reserved_ + reserved_size_ - own_.back().base);
   if (size > reserved_size_ - used)
     undo("the address range reserved for extents (" + std::to_string(reserved_size_) + " bytes) has no room for " +
          std::to_string(size) + " more");
@@ -180,8 +177,7 @@ std::uint64_t Extents::allocate(std::size_t bytes) {
   constexpr std::size_t kAlign = 64;
   std::lock_guard<std::mutex> lock(mutex_);
   for (std::size_t i = 0; i < own_.size(); ++i)
-    if (auto off = own_[i].ranges->allocate(bytes, kAlign))
-      return (std::uint64_t(i + 1) << kShift) + *off;
+    if (auto off = own_[i].ranges->allocate(bytes, kAlign)) return (std::uint64_t(i + 1) << kShift) + *off;
   create(bytes);
   auto off = own_.back().ranges->allocate(bytes, kAlign);
   if (!off) fail(DART_ERR_NOMEM, "a new extent has no room for " + std::to_string(bytes) + " bytes");
@@ -246,11 +242,14 @@ Extents::Mapped Extents::peer(int unit, int n) {
   if (maps(unit)) {
     const std::string nm = name(unit, n);
     const int fd = shm_open(nm.c_str(), O_RDWR, 0);
-    if (fd < 0) fail(DART_ERR_OTHER, "cannot open unit " + std::to_string(unit) + "'s extent " + nm + ": " + std::strerror(errno));
+    if (fd < 0)
+      fail(DART_ERR_OTHER,
+           "cannot open unit " + std::to_string(unit) + "'s extent " + nm + ": " + std::strerror(errno));
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const int err = errno;
     close(fd);
-    if (p == MAP_FAILED) fail(DART_ERR_OTHER, "cannot map unit " + std::to_string(unit) + "'s extent " + nm + ": " + std::strerror(err));
+    if (p == MAP_FAILED)
+      fail(DART_ERR_OTHER, "cannot map unit " + std::to_string(unit) + "'s extent " + nm + ": " + std::strerror(err));
     m.base = static_cast<char*>(p);
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -262,11 +261,13 @@ Extents::Mapped Extents::peer(int unit, int n) {
 void Extents::resolve(int unit, std::uint64_t offset, Target& t) {
   const std::uint64_t n = offset >> kShift, byte = offset & kByteMask;
   if (n > static_cast<std::uint64_t>(kMax))
-    invalid("offset " + std::to_string(offset) + " names no memory of dart_memalloc (extent " + std::to_string(n) + ")");
+    invalid("offset " + std::to_string(offset) + " names no memory of dart_memalloc (extent " + std::to_string(n) +
+            ")");
   Mapped m;
   if (unit == world_.myid()) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (n > own_.size()) invalid("this unit has no extent " + std::to_string(n) + " (offset " + std::to_string(offset) + ")");
+    if (n > own_.size())
+      invalid("this unit has no extent " + std::to_string(n) + " (offset " + std::to_string(offset) + ")");
     const Own& e = own_[n - 1];
     MPI_Aint addr = 0;
     MPI_Get_address(e.base, &addr);

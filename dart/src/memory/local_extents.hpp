@@ -92,8 +92,8 @@ class Extents {
     std::unique_ptr<RangeAllocator> ranges;
   };
   struct Mapped {
-    char* base = nullptr;     // in this process; nullptr when not mapped
-    std::uint64_t addr = 0;   // in the owner's process (dynamic-window displacement)
+    char* base = nullptr;    // in this process; nullptr when not mapped
+    std::uint64_t addr = 0;  // in the owner's process (dynamic-window displacement)
     std::size_t size = 0;
   };
 
@@ -111,12 +111,12 @@ class Extents {
   bool host_maps_;  // units that share a host map each other's extents
   // Whether this unit reaches `unit`'s extents by load/store.
   [[nodiscard]] bool maps(int unit) const;
-  std::string prefix_;       // "/dart-<job key>-", the same on every unit
-  mpi::Window win_;          // dynamic; null when every unit maps every other
+  std::string prefix_;        // "/dart-<job key>-", the same on every unit
+  mpi::Window win_;           // dynamic; null when every unit maps every other
   char* reserved_ = nullptr;  // address range of the caller's extents
   std::size_t reserved_size_ = 0;
   mutable std::mutex mutex_;
-  std::vector<Own> own_;     // index n-1
+  std::vector<Own> own_;                   // index n-1
   std::map<std::uint64_t, Mapped> peers_;  // key: unit << 8 | n
 };
 

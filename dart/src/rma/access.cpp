@@ -11,8 +11,7 @@ Segment& find_segment(const dart_gptr_t& g, Team** team_out) {
   Runtime& r = rt();
   Team& team = r.team(g.teamid);
   if (g.segid == DART_SEGMENT_LOCAL && g.teamid != DART_TEAM_ALL)
-    invalid("segment 0 (DART_SEGMENT_LOCAL) exists only on DART_TEAM_ALL, not on team " +
-            std::to_string(g.teamid));
+    invalid("segment 0 (DART_SEGMENT_LOCAL) exists only on DART_TEAM_ALL, not on team " + std::to_string(g.teamid));
   Segment* seg = team.segments().find(g.segid);
   if (!seg)
     invalid("no segment " + std::to_string(g.segid) + " on team " + std::to_string(g.teamid) +
@@ -26,8 +25,8 @@ Target resolve(const dart_gptr_t& g) {
   t.seg = &find_segment(g, &t.team);
   const int unit = g.unitid;
   if (unit < 0 || unit >= t.team->size())
-    invalid("unit " + std::to_string(unit) + " is out of range for team " +
-            std::to_string(g.teamid) + " of " + std::to_string(t.team->size()) + " units");
+    invalid("unit " + std::to_string(unit) + " is out of range for team " + std::to_string(g.teamid) + " of " +
+            std::to_string(t.team->size()) + " units");
   const std::uint64_t offset = g.addr_or_offs.offset;
   if (t.seg->kind == SegmentKind::LocalPool && Extents::names_extent(offset)) {
     rt().extents().resolve(unit, offset, t);
@@ -36,8 +35,7 @@ Target resolve(const dart_gptr_t& g) {
   const std::size_t portion = t.seg->portion_bytes(unit);
   if (offset > portion)
     invalid("offset " + std::to_string(offset) + " lies beyond the " + std::to_string(portion) +
-            "-byte portion of unit " + std::to_string(unit) + " in segment " +
-            std::to_string(g.segid));
+            "-byte portion of unit " + std::to_string(unit) + " in segment " + std::to_string(g.segid));
   t.avail = portion - offset;
   t.unit = unit;
 

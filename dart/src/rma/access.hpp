@@ -16,14 +16,14 @@ namespace dart {
 struct Target {
   Team* team = nullptr;
   Segment* seg = nullptr;
-  MPI_Win win = MPI_WIN_NULL;  // window that reaches the target by RMA
+  MPI_Win win = MPI_WIN_NULL;     // window that reaches the target by RMA
   mpi::Window* window = nullptr;  // the same, with its issued-operation flags
-  int unit = -1;               // the target's unit id in `team`
-  int rank = -1;               // the target's rank in `win`
-  MPI_Aint disp = 0;           // byte displacement of gptr's offset in `win`
-  char* local = nullptr;       // load/store address when the target shares memory with us
-  std::size_t avail = 0;       // bytes from the offset to the end of the target's portion
-  bool dynamic = false;        // reached through a dynamic window (extents of dart_memalloc)
+  int unit = -1;                  // the target's unit id in `team`
+  int rank = -1;                  // the target's rank in `win`
+  MPI_Aint disp = 0;              // byte displacement of gptr's offset in `win`
+  char* local = nullptr;          // load/store address when the target shares memory with us
+  std::size_t avail = 0;          // bytes from the offset to the end of the target's portion
+  bool dynamic = false;           // reached through a dynamic window (extents of dart_memalloc)
 };
 
 // Validates `g` (team known and caller a member, unit in range, segment
@@ -44,7 +44,8 @@ Target resolve(const dart_gptr_t& g);
 // target's memory and the access is certainly valid (a heap or pool
 // segment, the target on the caller's node, the range inside its portion);
 // nullptr otherwise. Two dependent loads and predictable branches.
-[[nodiscard, gnu::always_inline]] inline char* direct_in(const direct_cache::Entry& e, const dart_gptr_t& g, std::size_t bytes) noexcept {
+[[nodiscard, gnu::always_inline]] inline char* direct_in(const direct_cache::Entry& e, const dart_gptr_t& g,
+                                                         std::size_t bytes) noexcept {
   const Segment::Direct& d = e.d;
   const auto node_rank = static_cast<unsigned>(g.unitid - d.first);
   const std::uint64_t offset = g.addr_or_offs.offset;

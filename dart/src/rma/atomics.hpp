@@ -27,15 +27,13 @@ void check_atomic_op(dart_operation_t op, dart_datatype_t dtype);
 // target[i] = target[i] op values[i] for i < nelem, each element atomically.
 // With the MPI path the operation is only issued; `local_complete` waits
 // until `values` may be reused.
-void accumulate(const Target& t, const void* values, std::size_t nelem, dart_datatype_t dtype,
-                dart_operation_t op, bool local_complete);
+void accumulate(const Target& t, const void* values, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+                bool local_complete);
 
 // *result = target; target = target op *value (one element, atomically).
-void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
-                  dart_operation_t op);
+void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op);
 
 // *result = target; if (target == *compare) target = *value.
-void compare_and_swap(const Target& t, const void* value, const void* compare, void* result,
-                      dart_datatype_t dtype);
+void compare_and_swap(const Target& t, const void* value, const void* compare, void* result, dart_datatype_t dtype);
 
 }  // namespace dart

@@ -1,10 +1,10 @@
 #include "rma/atomics.hpp"
 
+#include "coll/types.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
-#include "coll/types.hpp"
 
 #include <dash/dart/if/dart_communication.h>
 
@@ -191,8 +191,7 @@ class EmulationLock {
   long long swap(long long expected, long long desired) {
     long long old = 0;
     compare_and_swap(word_, &desired, &expected, &old, DART_TYPE_LONGLONG);
-    if (!cpu_atomics(word_, DART_TYPE_LONGLONG))
-      mpi_check(MPI_Win_flush(word_.rank, word_.win), "MPI_Win_flush");
+    if (!cpu_atomics(word_, DART_TYPE_LONGLONG)) mpi_check(MPI_Win_flush(word_.rank, word_.win), "MPI_Win_flush");
     return old;
   }
   Target word_;
@@ -208,15 +207,17 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
   constexpr std::size_t kStep = std::size_t(1) << 30;
   for (std::size_t done = 0; done < bytes; done += kStep) {
     const int n = static_cast<int>(std::min(kStep, bytes - done));
-    mpi_check(MPI_Get(current.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n,
-                      MPI_BYTE, t.win), "MPI_Get");
+    mpi_check(
+        MPI_Get(current.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
+        "MPI_Get");
   }
   mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
   if (!update(current.data(), next.data())) return;
   for (std::size_t done = 0; done < bytes; done += kStep) {
     const int n = static_cast<int>(std::min(kStep, bytes - done));
-    mpi_check(MPI_Put(next.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n,
-                      MPI_BYTE, t.win), "MPI_Put");
+    mpi_check(
+        MPI_Put(next.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
+        "MPI_Put");
   }
   mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
 }
@@ -247,14 +248,19 @@ bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
 static bool atomic_op_ok(dart_operation_t op, dart_datatype_t dtype) noexcept {
   if (!is_basic_type(dtype)) return false;
   switch (op) {
-    case DART_OP_MIN: case DART_OP_MAX: case DART_OP_SUM: case DART_OP_PROD:
-    case DART_OP_REPLACE: case DART_OP_NO_OP:
-      return true;
-    case DART_OP_BAND: case DART_OP_BOR: case DART_OP_BXOR:
-    case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
-      return is_integral_type(dtype);
-    default:
-      return false;
+    case DART_OP_MIN:
+    case DART_OP_MAX:
+    case DART_OP_SUM:
+    case DART_OP_PROD:
+    case DART_OP_REPLACE:
+    case DART_OP_NO_OP: return true;
+    case DART_OP_BAND:
+    case DART_OP_BOR:
+    case DART_OP_BXOR:
+    case DART_OP_LAND:
+    case DART_OP_LOR:
+    case DART_OP_LXOR: return is_integral_type(dtype);
+    default: return false;
   }
 }
 
@@ -262,22 +268,28 @@ void check_atomic_op(dart_operation_t op, dart_datatype_t dtype) {
   if (!is_basic_type(dtype))
     invalid("accumulate-type operations take basic types only, not " + std::to_string(static_cast<long long>(dtype)));
   switch (op) {
-    case DART_OP_MIN: case DART_OP_MAX: case DART_OP_SUM: case DART_OP_PROD:
-    case DART_OP_REPLACE: case DART_OP_NO_OP:
-      return;
-    case DART_OP_BAND: case DART_OP_BOR: case DART_OP_BXOR:
-    case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
+    case DART_OP_MIN:
+    case DART_OP_MAX:
+    case DART_OP_SUM:
+    case DART_OP_PROD:
+    case DART_OP_REPLACE:
+    case DART_OP_NO_OP: return;
+    case DART_OP_BAND:
+    case DART_OP_BOR:
+    case DART_OP_BXOR:
+    case DART_OP_LAND:
+    case DART_OP_LOR:
+    case DART_OP_LXOR:
       if (is_integral_type(dtype)) return;
       invalid("bitwise and logical operations take integer types only");
-    default:
-      break;
+    default: break;
   }
   invalid("operation " + std::to_string(op) +
           " is not allowed in accumulate-type operations (MINMAX and user operations are for reductions)");
 }
 
-void accumulate(const Target& t, const void* values, std::size_t nelem, dart_datatype_t dtype,
-                dart_operation_t op, bool local_complete) {
+void accumulate(const Target& t, const void* values, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
+                bool local_complete) {
   check_atomic_op(op, dtype);
   const std::size_t bytes = checked_bytes(nelem, basic_type_size(dtype));
   check_extent(t, bytes);
@@ -307,8 +319,9 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
   const char* p = static_cast<const char*>(values);
   for (std::size_t done = 0; done < nelem;) {
     const int n = static_cast<int>(std::min(max_elems, nelem - done));
-    mpi_check(MPI_Accumulate(p + done * es, n, mt, t.rank, t.disp + static_cast<MPI_Aint>(done * es), n, mt,
-                             mpi_op(op), t.win), "MPI_Accumulate");
+    mpi_check(MPI_Accumulate(p + done * es, n, mt, t.rank, t.disp + static_cast<MPI_Aint>(done * es), n, mt, mpi_op(op),
+                             t.win),
+              "MPI_Accumulate");
     t.window->note_issued(t.rank);
     done += static_cast<std::size_t>(n);
   }
@@ -330,8 +343,8 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 }
 
 // The CPU paths, on the target's address in the shared mapping.
-[[gnu::always_inline]] inline void fetch_and_op_cpu(char* local, const void* value, void* result,
-                                                   dart_datatype_t dtype, dart_operation_t op) {
+[[gnu::always_inline]] inline void fetch_and_op_cpu(char* local, const void* value, void* result, dart_datatype_t dtype,
+                                                    dart_operation_t op) {
   stats::add(stats::CpuAtomic);
   with_cpu_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -343,7 +356,7 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 }
 
 [[gnu::always_inline]] inline void compare_and_swap_cpu(char* local, const void* value, const void* compare,
-                                                       void* result, dart_datatype_t dtype) {
+                                                        void* result, dart_datatype_t dtype) {
   stats::add(stats::CpuAtomic);
   with_cpu_type(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -359,13 +372,12 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 }  // namespace
 
 [[gnu::noinline]] static dart_ret_t fetch_and_op_checked(dart_gptr_t gptr, const void* value, void* result,
-                                                             dart_datatype_t dtype, dart_operation_t op) {
+                                                         dart_datatype_t dtype, dart_operation_t op) {
   return entry("dart_fetch_and_op", [&] { fetch_and_op(resolve(gptr), value, result, dtype, op); });
 }
 
-[[gnu::noinline]] static dart_ret_t compare_and_swap_checked(dart_gptr_t gptr, const void* value,
-                                                                 const void* compare, void* result,
-                                                                 dart_datatype_t dtype) {
+[[gnu::noinline]] static dart_ret_t compare_and_swap_checked(dart_gptr_t gptr, const void* value, const void* compare,
+                                                             void* result, dart_datatype_t dtype) {
   return entry("dart_compare_and_swap", [&] { compare_and_swap(resolve(gptr), value, compare, result, dtype); });
 }
 
@@ -379,8 +391,7 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
   return e && e->d.cpu_atomics ? direct_in(*e, g, size) : nullptr;
 }
 
-void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype,
-                  dart_operation_t op) {
+void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op) {
   check_fetch_and_op(value, result, dtype, op);
   check_extent(t, basic_type_size(dtype));
   if (cpu_atomics(t, dtype)) {
@@ -402,8 +413,7 @@ void fetch_and_op(const Target& t, const void* value, void* result, dart_datatyp
   t.window->note_issued(t.rank);
 }
 
-void compare_and_swap(const Target& t, const void* value, const void* compare, void* result,
-                      dart_datatype_t dtype) {
+void compare_and_swap(const Target& t, const void* value, const void* compare, void* result, dart_datatype_t dtype) {
   check_compare_and_swap(value, compare, result, dtype);
   check_extent(t, basic_type_size(dtype));
   if (cpu_atomics(t, dtype)) {
@@ -437,10 +447,9 @@ dart_ret_t dart_accumulate(dart_gptr_t gptr, const void* values, size_t nelem, d
   return entry("dart_accumulate", [&] { accumulate(resolve(gptr), values, nelem, dtype, op, false); });
 }
 
-dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void* values, size_t nelem,
-                                          dart_datatype_t dtype, dart_operation_t op) {
-  return entry("dart_accumulate_blocking_local",
-               [&] { accumulate(resolve(gptr), values, nelem, dtype, op, true); });
+dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void* values, size_t nelem, dart_datatype_t dtype,
+                                          dart_operation_t op) {
+  return entry("dart_accumulate_blocking_local", [&] { accumulate(resolve(gptr), values, nelem, dtype, op, true); });
 }
 
 // The fast path serves valid calls on mapped memory of a one-node team;

@@ -8,11 +8,11 @@
 // handles' MPI requests.
 #include <dash/dart/if/dart_communication.h>
 
-#include "rma/access.hpp"
-#include "core/error.hpp"
-#include "core/stats.hpp"
-#include "core/runtime.hpp"
 #include "coll/types.hpp"
+#include "core/error.hpp"
+#include "core/runtime.hpp"
+#include "core/stats.hpp"
+#include "rma/access.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -81,8 +81,7 @@ void release_handle(dart_handle_t* hp) {
 // the transfer completed inside the call).
 // The common case, a basic type on both sides and a target on this node:
 // one copy, with none of the layout machinery.
-void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem, dart_datatype_t type,
-                          Mode mode) {
+void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem, dart_datatype_t type, Mode mode) {
   const std::size_t bytes = checked_bytes(nelem, basic_type_size(type));
   if (bytes > t.avail)
     invalid("access of " + std::to_string(bytes) + " bytes runs past the end of the target's portion (" +
@@ -117,10 +116,8 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   for (std::size_t done = 0; done < bytes;) {
     const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
     const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(done);
-    if (dir == Dir::Put)
-      mpi_check(MPI_Put(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
-    else
-      mpi_check(MPI_Get(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
+    if (dir == Dir::Put) mpi_check(MPI_Put(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
+    else mpi_check(MPI_Get(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
     t.window->note_issued(t.rank);
     done += static_cast<std::size_t>(piece);
   }
@@ -135,8 +132,8 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
 // type and the access is valid; nullptr for everything else, which
 // transfer() then checks and explains. No call, no exception frame: an 8-byte
 // put is a store and a fence plus a few predictable branches.
-[[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem, dart_datatype_t a,
-                             dart_datatype_t b, std::size_t* bytes) noexcept {
+[[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem,
+                                                    dart_datatype_t a, dart_datatype_t b, std::size_t* bytes) noexcept {
   const std::size_t size = basic_size_or_zero(a);
   if (a != b || size == 0 || !buf || __builtin_mul_overflow(nelem, size, bytes)) return nullptr;
   return direct(g, *bytes);
@@ -156,8 +153,12 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
     std::memcpy(d, &a, sizeof a);
     std::memcpy(d + n - sizeof b, &b, sizeof b);
   };
-  struct B16 { char c[16]; };
-  struct B32 { char c[32]; };
+  struct B16 {
+    char c[16];
+  };
+  struct B32 {
+    char c[32];
+  };
   if (n == 8) {
     std::memcpy(d, s, 8);
   } else if (n > 64) {
@@ -191,20 +192,19 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   copy(dst, src, bytes);
 }
 
-dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
-                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode);
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem, dart_datatype_t local_type,
+                       dart_datatype_t remote_type, Mode mode);
 
 // The checked path of the blocking and non-blocking transfers, out of line
 // and taking the pointer by value, so the fast path keeps its arguments in
 // registers instead of spilling the pointer for a reference.
-[[gnu::noinline]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf,
-                                                         std::size_t nelem, dart_datatype_t local_type,
-                                                         dart_datatype_t remote_type, Mode mode) {
+[[gnu::noinline]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf, std::size_t nelem,
+                                              dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
   return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
 }
 
-dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem,
-                       dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
+dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t nelem, dart_datatype_t local_type,
+                       dart_datatype_t remote_type, Mode mode) {
   const Target t = resolve(gptr);
   if (local_type == remote_type && is_basic_type(local_type)) {
     if (t.local) {
@@ -218,13 +218,11 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   }
   const TypeDesc& ld = type_desc(local_type);
   const TypeDesc& rd = type_desc(remote_type);
-  const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd)
-                                            : check_transfer_types(nelem, rd, ld);
+  const std::size_t bytes = dir == Dir::Put ? check_transfer_types(nelem, ld, rd) : check_transfer_types(nelem, rd, ld);
   const Layout remote(rd, nelem);
   if (remote.span_bytes() > t.avail)
-    invalid("access of " + std::to_string(remote.span_bytes()) +
-            " bytes runs past the end of the target's portion (" + std::to_string(t.avail) +
-            " bytes left after the offset)");
+    invalid("access of " + std::to_string(remote.span_bytes()) + " bytes runs past the end of the target's portion (" +
+            std::to_string(t.avail) + " bytes left after the offset)");
   if (bytes == 0) return DART_HANDLE_NULL;
   if (!buf) invalid(dir == Dir::Put ? "src is NULL" : "dest is NULL");
   char* local = static_cast<char*>(buf);
@@ -269,8 +267,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
           MPI_Request req = MPI_REQUEST_NULL;
           if (dir == Dir::Put)
             mpi_check(MPI_Rput(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rput");
-          else
-            mpi_check(MPI_Rget(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rget");
+          else mpi_check(MPI_Rget(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win, &req), "MPI_Rget");
           h->requests.push_back(req);
         } else if (dir == Dir::Put) {
           mpi_check(MPI_Put(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
@@ -335,8 +332,8 @@ bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
     if (!h) continue;
     require_live(h);
     int flag = 0;
-    mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag,
-                          MPI_STATUSES_IGNORE), "MPI_Testall");
+    mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
     if (!flag) return false;
   }
   for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
@@ -440,8 +437,7 @@ dart_ret_t dart_put(dart_gptr_t gptr, const void* src, size_t nelem, dart_dataty
                           Mode::Nonblocking);
 }
 
-dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
-                    dart_datatype_t dst_type) {
+dart_ret_t dart_get(void* dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type, dart_datatype_t dst_type) {
   std::size_t bytes = 0;
   if (const char* src = direct_transfer(gptr, dest, nelem, src_type, dst_type, &bytes)) {
     direct_get(dest, src, bytes);

@@ -10,9 +10,9 @@
 // thread of the unit into the queue at a time.
 #include <dash/dart/if/dart_synchronization.h>
 
-#include "rma/atomics.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
+#include "rma/atomics.hpp"
 
 #include <dash/dart/if/dart_globmem.h>
 

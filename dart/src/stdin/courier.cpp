@@ -100,17 +100,14 @@ void Courier::run(Fanout& fanout) {
         if (ack[1] & kAckBye) r->bye = true;
         if (ack[1] & kAckClosed) {
           if (fanout.drop(r->unit))
-            log(LogLevel::Info, "dart_stdin", "unit %d closed its stdin; its remaining input is discarded",
-                r->unit);
+            log(LogLevel::Info, "dart_stdin", "unit %d closed its stdin; its remaining input is discarded", r->unit);
         } else {
           fanout.delivered(r->unit, static_cast<std::size_t>(ack[0]));
         }
       }
     }
-    if (progressed)
-      backoff.reset();
-    else
-      backoff.wait();
+    if (progressed) backoff.reset();
+    else backoff.wait();
   }
   // Every send completed before its bye could come back.
   for (Remote& r : remotes_) {

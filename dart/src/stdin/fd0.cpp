@@ -76,10 +76,8 @@ void Fd0::restore() {
   struct stat st;
   bool ours = ::fstat(0, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_;
   if (ours) {
-    if (saved_ >= 0)
-      ::dup2(saved_, 0);
-    else
-      ::close(0);
+    if (saved_ >= 0) ::dup2(saved_, 0);
+    else ::close(0);
   }
   if (saved_ >= 0) ::close(saved_);
   saved_ = -1;

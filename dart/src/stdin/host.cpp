@@ -54,10 +54,10 @@ struct StdinPath {
   Plan plan;
   Fd0 fd0;
   mpi::Comm comm;
-  std::unique_ptr<Fanout> fanout;       // unit 0, when it serves
-  std::unique_ptr<PipeWriter> writer;   // unit 0, when it is a target
-  std::unique_ptr<Courier> courier;     // unit 0, when others are targets
-  std::unique_ptr<Receiver> receiver;   // a target other than unit 0
+  std::unique_ptr<Fanout> fanout;      // unit 0, when it serves
+  std::unique_ptr<PipeWriter> writer;  // unit 0, when it is a target
+  std::unique_ptr<Courier> courier;    // unit 0, when others are targets
+  std::unique_ptr<Receiver> receiver;  // a target other than unit 0
   bool server_up = false;
 };
 
@@ -73,8 +73,8 @@ pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t[], std:
   // Non-blocking form: legal from any thread. After finalize it fails with
   // PMIX_ERR_INIT/NOT_AVAILABLE, and finalize has released the stream.
   const Fanout::Resume resume = [src] {
-    PMIx_server_IOF_flow_control(&src, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, [](pmix_status_t, void*) {},
-                                 nullptr);
+    PMIx_server_IOF_flow_control(
+        &src, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, [](pmix_status_t, void*) {}, nullptr);
   };
   switch (f->push(bo->bytes, bo->size, resume)) {
     case Fanout::Verdict::Taken: return PMIX_OPERATION_SUCCEEDED;
@@ -143,7 +143,8 @@ void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vec
       pmix_info_t dir;
       std::size_t chunk = kChunk;
       PMIX_INFO_LOAD(&dir, PMIX_SHIM_CHUNK_SIZE, &chunk, PMIX_SIZE);
-      rc = pmixshim_server_read_stdin(path.fd0.saved(), &dir, 1, [](pmix_status_t, void*) {}, nullptr);
+      rc = pmixshim_server_read_stdin(
+          path.fd0.saved(), &dir, 1, [](pmix_status_t, void*) {}, nullptr);
       if (rc != PMIX_SUCCESS)
         log(LogLevel::Error, kCall, "cannot read the launcher's stdin: %s", PMIx_Error_string(rc));
     }

@@ -64,23 +64,25 @@ void decide(const Config& cfg, int nunits, Plan* plan, std::vector<unsigned char
   const bool fd0_open = ::fcntl(0, F_GETFD) != -1;
   if (!cfg.stdin_server.empty() || !cfg.stdin_rendezvous.empty())
     plan->active = 1;  // dartrun: the launcher's stdin is out of the way
-  else if (cfg.stdin_mode == Config::StdinMode::On)
-    plan->active = 1;
-  else
-    plan->active = fd0_open && !::isatty(0) && !is_dev_null(0);
+  else if (cfg.stdin_mode == Config::StdinMode::On) plan->active = 1;
+  else plan->active = fd0_open && !::isatty(0) && !is_dev_null(0);
   if (!plan->active) return;
 
   const std::string spec = lower(cfg.stdin_target);
   if (!parse_targets(spec, nunits, targets)) {
-    log(LogLevel::Error, kCall, "DART_STDIN_TARGET=%s is not a unit, a list of units (1,3,5-7), all or none "
-        "for %d units; stdin goes to unit 0", spec.c_str(), nunits);
+    log(LogLevel::Error, kCall,
+        "DART_STDIN_TARGET=%s is not a unit, a list of units (1,3,5-7), all or none "
+        "for %d units; stdin goes to unit 0",
+        spec.c_str(), nunits);
     parse_targets("0", nunits, targets);
   }
   // read_config kept the default of a mark that is not a size; the two
   // must also fit together.
   if (cfg.stdin_low_water >= cfg.stdin_high_water) {
-    log(LogLevel::Error, kCall, "the stdin low-water mark (%zu) must be below the high-water mark (%zu); using "
-        "the defaults", cfg.stdin_low_water, cfg.stdin_high_water);
+    log(LogLevel::Error, kCall,
+        "the stdin low-water mark (%zu) must be below the high-water mark (%zu); using "
+        "the defaults",
+        cfg.stdin_low_water, cfg.stdin_high_water);
   } else {
     plan->high = cfg.stdin_high_water;
     plan->low = cfg.stdin_low_water;
@@ -91,7 +93,8 @@ void decide(const Config& cfg, int nunits, Plan* plan, std::vector<unsigned char
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (provided != MPI_THREAD_MULTIPLE && std::count(targets->begin() + 1, targets->end(), 1) > 0) {
-    log(LogLevel::Warn, kCall, "MPI does not provide MPI_THREAD_MULTIPLE: stdin can reach unit 0 only; the "
+    log(LogLevel::Warn, kCall,
+        "MPI does not provide MPI_THREAD_MULTIPLE: stdin can reach unit 0 only; the "
         "other target units read EOF");
     std::fill(targets->begin() + 1, targets->end(), 0);
   }

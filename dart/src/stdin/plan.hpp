@@ -15,8 +15,8 @@ namespace dart::stdin_path {
 
 // Broadcast as bytes: plain data, the same layout on every unit.
 struct Plan {
-  std::int32_t active = 0;  // the path is set up at all
-  std::int32_t serve = 0;   // unit 0 runs a server (some unit is a target)
+  std::int32_t active = 0;                         // the path is set up at all
+  std::int32_t serve = 0;                          // unit 0 runs a server (some unit is a target)
   std::uint64_t high = Config{}.stdin_high_water;  // bytes per target
   std::uint64_t low = Config{}.stdin_low_water;
 };

@@ -81,15 +81,13 @@ dart_ret_t dart_group_clone(const dart_group_t gin, dart_group_t* gout) {
 }
 
 dart_ret_t dart_group_union(const dart_group_t g1, const dart_group_t g2, dart_group_t* gout) {
-  return entry("dart_group_union", [&] {
-    combine_groups(g1, g2, gout, [](auto... args) { std::set_union(args...); });
-  });
+  return entry("dart_group_union",
+               [&] { combine_groups(g1, g2, gout, [](auto... args) { std::set_union(args...); }); });
 }
 
 dart_ret_t dart_group_intersect(const dart_group_t g1, const dart_group_t g2, dart_group_t* gout) {
-  return entry("dart_group_intersect", [&] {
-    combine_groups(g1, g2, gout, [](auto... args) { std::set_intersection(args...); });
-  });
+  return entry("dart_group_intersect",
+               [&] { combine_groups(g1, g2, gout, [](auto... args) { std::set_intersection(args...); }); });
 }
 
 dart_ret_t dart_group_addmember(dart_group_t g, dart_global_unit_t unitid) {

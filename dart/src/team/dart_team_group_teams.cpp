@@ -3,8 +3,8 @@
 // MPI_Allreduce agrees on the new id and on the validity of every caller's
 // group, one MPI_Comm_split makes the communicator.
 #include "core/error.hpp"
-#include "team/group.hpp"
 #include "core/runtime.hpp"
+#include "team/group.hpp"
 
 #include <dash/dart/if/dart_team_group.h>
 
@@ -65,9 +65,9 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
   for (dart_team_t id : r.team_ids()) words[static_cast<std::size_t>(id) / 64] |= 1ull << (id % 64);
   words[0] |= 1;  // DART_TEAM_ALL
   words[kIdWords] = error.empty() ? 0 : 1;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()), MPI_UINT64_T, MPI_BOR,
-                          parent.comm()),
-            "MPI_Allreduce");
+  mpi_check(
+      MPI_Allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()), MPI_UINT64_T, MPI_BOR, parent.comm()),
+      "MPI_Allreduce");
   if (!error.empty()) invalid(error);
   if (words[kIdWords] != 0)
     invalid("another member of team " + std::to_string(parent_id) + " passed a group with non-members of it");
@@ -77,8 +77,8 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
   for (std::size_t w = 0; w < kIdWords && id == DART_TEAM_NULL; ++w)
     if (words[w] != ~0ull) id = static_cast<dart_team_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(~words[w])));
   if (id == DART_TEAM_NULL)
-    fail(DART_ERR_OTHER, "all " + std::to_string(Runtime::kMaxTeams - 1) +
-                             " team ids are in use by members of team " + std::to_string(parent_id));
+    fail(DART_ERR_OTHER, "all " + std::to_string(Runtime::kMaxTeams - 1) + " team ids are in use by members of team " +
+                             std::to_string(parent_id));
 
   // Key = global id, so team order is ascending global id whatever order the
   // group was built in.
@@ -150,8 +150,8 @@ dart_ret_t dart_team_unit_l2g(dart_team_t teamid, dart_team_unit_t localid, dart
     require(globalid, "globalid");
     const Team& team = rt().team(teamid);
     if (localid.id < 0 || localid.id >= team.size())
-      invalid("unit " + std::to_string(localid.id) + " is out of range for team " + std::to_string(teamid) +
-              " of " + std::to_string(team.size()) + " units");
+      invalid("unit " + std::to_string(localid.id) + " is out of range for team " + std::to_string(teamid) + " of " +
+              std::to_string(team.size()) + " units");
     globalid->id = team.global_unit(localid.id);
   });
 }

@@ -96,7 +96,10 @@ std::atomic<std::uint64_t> g_team_serial{0};
 }  // namespace
 
 Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
-    : id_(id), serial_(++g_team_serial), cfg_(cfg), comm_(std::move(own)),
+    : id_(id),
+      serial_(++g_team_serial),
+      cfg_(cfg),
+      comm_(std::move(own)),
       // Two-sided messages name global units, so only DART_TEAM_ALL carries them.
       p2p_comm_(id == DART_TEAM_ALL ? mpi::Comm::dup(comm_.get()) : mpi::Comm()),
       load_store_(cfg.shared_memory) {
@@ -108,8 +111,7 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   // on a team that lives on one node, node rank == team rank.
   MPI_Comm node = MPI_COMM_NULL;
   if (cfg.shared_memory) {
-    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &node),
-              "MPI_Comm_split_type");
+    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   } else {
     mpi_check(MPI_Comm_split(comm(), myid_, 0, &node), "MPI_Comm_split");
   }
@@ -121,8 +123,7 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   on_one_host_ = single_node_;
   if (!cfg.shared_memory) {
     MPI_Comm host = MPI_COMM_NULL;
-    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &host),
-              "MPI_Comm_split_type");
+    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
     int host_size = 0;
     const int rc = MPI_Comm_size(host, &host_size);
     MPI_Comm_free(&host);
@@ -139,18 +140,18 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   std::vector<int> node_ranks(static_cast<std::size_t>(node_size_));
   std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
-  mpi_check(MPI_Group_translate_ranks(node_group.get(), node_size_, node_ranks.data(), team_group.get(),
-                                      team_ranks.data()),
-            "MPI_Group_translate_ranks");
+  mpi_check(
+      MPI_Group_translate_ranks(node_group.get(), node_size_, node_ranks.data(), team_group.get(), team_ranks.data()),
+      "MPI_Group_translate_ranks");
   // The global ids are only needed while the map is built: a team whose
   // members follow a formula keeps the formula.
   std::vector<int> globals(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
   if (id != DART_TEAM_ALL) {
     const std::vector<int> team_ranks_all = globals;  // 0 .. size-1
-    mpi_check(MPI_Group_translate_ranks(team_group.get(), size_, team_ranks_all.data(), world_group.get(),
-                                        globals.data()),
-              "MPI_Group_translate_ranks");
+    mpi_check(
+        MPI_Group_translate_ranks(team_group.get(), size_, team_ranks_all.data(), world_group.get(), globals.data()),
+        "MPI_Group_translate_ranks");
   }
   // Node ranks follow team ranks (key = myid above), so both lists ascend.
   node_members_ = RankMap(std::move(team_ranks));
@@ -306,8 +307,8 @@ std::uint64_t node_memory_available() {
 void Team::require_backing(std::size_t bytes_per_unit) {
   const std::uint64_t available = node_memory_available();
   std::uint64_t need = 0;
-  const bool fits = !__builtin_mul_overflow(std::uint64_t{bytes_per_unit}, std::uint64_t(node_size_), &need) &&
-                    need <= available;
+  const bool fits =
+      !__builtin_mul_overflow(std::uint64_t{bytes_per_unit}, std::uint64_t(node_size_), &need) && need <= available;
   int mine = fits ? 1 : 0, all = 0;
   mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm()), "MPI_Allreduce");
   if (all) return;
@@ -411,8 +412,7 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     MPI_Aint size = 0;
     int disp_unit = 0;
     void* peer = nullptr;
-    mpi_check(MPI_Win_shared_query(chunk->shm_win.get(), r, &size, &disp_unit, &peer),
-              "MPI_Win_shared_query");
+    mpi_check(MPI_Win_shared_query(chunk->shm_win.get(), r, &size, &disp_unit, &peer), "MPI_Win_shared_query");
     chunk->node_base[static_cast<std::size_t>(r)] = page_aligned(peer);
     chunk->node_disp.push_back(static_cast<std::size_t>(page_aligned(peer) - static_cast<char*>(peer)));
   }

@@ -41,7 +41,7 @@ struct Chunk {
   // Displacement of node_base[r] within unit r's part of shm_win (the
   // alignment padding), for RMA through the shared window.
   std::vector<std::size_t> node_disp;
-  RangeAllocator ranges;           // symmetric offsets of heap segments
+  RangeAllocator ranges;  // symmetric offsets of heap segments
 
   explicit Chunk(std::size_t n) : bytes(n), ranges(n) {}
   // Heap bytes of the bookkeeping beyond the object itself.
@@ -63,7 +63,7 @@ struct Segment {
     int first = 0;                 // team unit of node rank 0
     int units = 0;                 // node ranks
     int team_size = 0;
-    bool cpu_atomics = false;      // the team is on one node (rma/dart_communication_atomics.cpp)
+    bool cpu_atomics = false;  // the team is on one node (rma/dart_communication_atomics.cpp)
     // The chunk's windows' "something issued through MPI" flags: a flush
     // with both clear owes only a fence.
     const std::atomic<bool>* issued[2] = {nullptr, nullptr};

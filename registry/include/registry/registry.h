@@ -28,33 +28,33 @@ extern "C" {
 #define REGISTRY_C_API __attribute__((visibility("default")))
 
 /* Notification actions (values of the seed). */
-#define REGISTRY_NOTIFY_MODIFICATION   0x0001
+#define REGISTRY_NOTIFY_MODIFICATION 0x0001
 #define REGISTRY_NOTIFY_ADD_SUBSCRIBER 0x0002
-#define REGISTRY_NOTIFY_DELETE         0x0004
-#define REGISTRY_NOTIFY_ALL            0xffff
+#define REGISTRY_NOTIFY_DELETE 0x0004
+#define REGISTRY_NOTIFY_ALL 0xffff
 
 /* Mode bits (values of the seed). At most one matching mode per call; none
  * means AND. OVERWRITE concerns put only. */
 #define REGISTRY_OVERWRITE 0x0001
-#define REGISTRY_AND       0x0002
-#define REGISTRY_OR        0x0004
-#define REGISTRY_XAND      0x0008
-#define REGISTRY_XOR       0x0010
+#define REGISTRY_AND 0x0002
+#define REGISTRY_OR 0x0004
+#define REGISTRY_XAND 0x0008
+#define REGISTRY_XOR 0x0010
 
 typedef uint16_t registry_action_t;
 typedef uint16_t registry_mode_t;
 
 /* Return codes. */
-#define REGISTRY_SUCCESS       0
-#define REGISTRY_PENDING       1   /* ticket: the next sync decides */
-#define REGISTRY_ERR_INVALID  -1   /* malformed argument; nothing recorded */
-#define REGISTRY_ERR_NOT_FOUND -2  /* unknown segment, or delete matched nothing */
-#define REGISTRY_ERR_EXISTS   -3   /* segment exists / object exists without OVERWRITE */
-#define REGISTRY_ERR_DENIED   -4   /* segment is write-restricted to other ranks */
-#define REGISTRY_ERR_TOO_LARGE -5  /* object above INT_MAX bytes */
-#define REGISTRY_ERR_BUSY     -6   /* sync called from a notification callback */
-#define REGISTRY_ERR_MPI      -7   /* an MPI call failed */
-#define REGISTRY_ERR_NOMEM    -8   /* out of memory */
+#define REGISTRY_SUCCESS 0
+#define REGISTRY_PENDING 1        /* ticket: the next sync decides */
+#define REGISTRY_ERR_INVALID -1   /* malformed argument; nothing recorded */
+#define REGISTRY_ERR_NOT_FOUND -2 /* unknown segment, or delete matched nothing */
+#define REGISTRY_ERR_EXISTS -3    /* segment exists / object exists without OVERWRITE */
+#define REGISTRY_ERR_DENIED -4    /* segment is write-restricted to other ranks */
+#define REGISTRY_ERR_TOO_LARGE -5 /* object above INT_MAX bytes */
+#define REGISTRY_ERR_BUSY -6      /* sync called from a notification callback */
+#define REGISTRY_ERR_MPI -7       /* an MPI call failed */
+#define REGISTRY_ERR_NOMEM -8     /* out of memory */
 
 typedef struct registry_s *registry_t;
 /* The outcome of one recorded operation; see registry_ticket_status. */
@@ -64,10 +64,10 @@ typedef struct registry_ticket_s *registry_ticket_t;
  * the caller frees with registry_values_free. */
 typedef struct registry_value_t {
   struct registry_value_t *next;
-  char *segment;       /* segment the object came from */
-  char **tokens;       /* its tokens, sorted, terminated by "" */
-  uint8_t *object;     /* copy of the object (NULL if size 0) */
-  size_t object_size;  /* in bytes */
+  char *segment;      /* segment the object came from */
+  char **tokens;      /* its tokens, sorted, terminated by "" */
+  uint8_t *object;    /* copy of the object (NULL if size 0) */
+  size_t object_size; /* in bytes */
 } registry_value_t;
 
 /* What a notification callback receives; valid during the call only. */
@@ -96,18 +96,15 @@ REGISTRY_C_API int registry_sync(registry_t reg);
  * sync; free it with registry_ticket_free. */
 
 /* writers: NULL/0 = every rank may write; else the ranks that may. */
-REGISTRY_C_API int registry_define_segment(registry_t reg, const char *segment,
-                                           const int *writers, int nwriters,
+REGISTRY_C_API int registry_define_segment(registry_t reg, const char *segment, const int *writers, int nwriters,
                                            registry_ticket_t *ticket);
-REGISTRY_C_API int registry_put(registry_t reg, registry_mode_t mode, const char *segment,
-                                const char *const *tokens, const void *object, size_t size,
-                                registry_ticket_t *ticket);
-REGISTRY_C_API int registry_delete(registry_t reg, registry_mode_t mode, const char *segment,
-                                   const char *const *tokens, registry_ticket_t *ticket);
+REGISTRY_C_API int registry_put(registry_t reg, registry_mode_t mode, const char *segment, const char *const *tokens,
+                                const void *object, size_t size, registry_ticket_t *ticket);
+REGISTRY_C_API int registry_delete(registry_t reg, registry_mode_t mode, const char *segment, const char *const *tokens,
+                                   registry_ticket_t *ticket);
 REGISTRY_C_API int registry_subscribe(registry_t reg, registry_mode_t mode, registry_action_t action,
-                                      const char *segment, const char *const *tokens,
-                                      registry_notify_fn callback, void *user_data,
-                                      registry_ticket_t *ticket);
+                                      const char *segment, const char *const *tokens, registry_notify_fn callback,
+                                      void *user_data, registry_ticket_t *ticket);
 REGISTRY_C_API int registry_unsubscribe(registry_t reg, registry_mode_t mode, const char *segment,
                                         const char *const *tokens, registry_ticket_t *ticket);
 
@@ -118,8 +115,8 @@ REGISTRY_C_API void registry_ticket_free(registry_ticket_t ticket);
 
 /* Reads (local). registry_get sets *values to the list of matches (NULL if
  * none; that is success). */
-REGISTRY_C_API int registry_get(registry_t reg, registry_mode_t mode, const char *segment,
-                                const char *const *tokens, registry_value_t **values);
+REGISTRY_C_API int registry_get(registry_t reg, registry_mode_t mode, const char *segment, const char *const *tokens,
+                                registry_value_t **values);
 REGISTRY_C_API void registry_values_free(registry_value_t *values);
 
 /* *tokens: the tokens of `segment`, or every segment name if segment is

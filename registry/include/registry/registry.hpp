@@ -131,7 +131,7 @@ using Callback = std::function<void(const Notification&)>;
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(Status s) : status_(s) {}  // NOLINT: implicit from an error status
+  Result(Status s) : status_(s) {}                            // NOLINT: implicit from an error status
   Result(T v) : status_(Status::ok), value_(std::move(v)) {}  // NOLINT
   [[nodiscard]] bool ok() const { return status_ == Status::ok; }
   [[nodiscard]] Status status() const { return status_; }
@@ -216,26 +216,23 @@ class REGISTRY_API Registry {
   // duplicates do not matter; at least one, none empty). An object with the
   // identical token set is replaced with kOverwrite in `mode`, otherwise the
   // put fails with exists.
-  Ticket put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object,
-             std::uint16_t mode = 0);
+  Ticket put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object, std::uint16_t mode = 0);
 
   // Delete every object matching `tokens` under `mode`'s matching mode.
   // not_found if nothing matched.
-  Ticket erase(std::string_view segment, const std::vector<std::string>& tokens,
-               std::uint16_t mode = kAnd);
+  Ticket erase(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode = kAnd);
 
   // Register `callback` on this rank for `actions` (bit mask of Action) on
   // objects of `segment` matching `tokens` under `mode`. A subscription is
   // identified by (rank, segment, matching mode, token set); subscribing
   // again with the same identity replaces its actions and callback. The
   // pattern may match objects that do not exist yet.
-  Ticket subscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                   std::uint16_t mode, std::uint16_t actions, Callback callback);
+  Ticket subscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode,
+                   std::uint16_t actions, Callback callback);
 
   // Cancel this rank's subscription with that identity. Succeeds if there
   // was none; not_found only for an unknown segment.
-  Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens,
-                     std::uint16_t mode = kAnd);
+  Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode = kAnd);
 
   // Collective: exchange and apply every rank's recorded operations, then
   // deliver this rank's notifications. Returns ok, busy (called from a
@@ -251,8 +248,7 @@ class REGISTRY_API Registry {
   // in the order the objects were first created. Cost: proportional to the
   // posting lists of the query tokens (AND: the shortest one), not to the
   // segment's size.
-  [[nodiscard]] Result<std::vector<Value>> get(std::string_view segment,
-                                               const std::vector<std::string>& tokens,
+  [[nodiscard]] Result<std::vector<Value>> get(std::string_view segment, const std::vector<std::string>& tokens,
                                                std::uint16_t mode = kAnd) const;
 
   // The tokens of `segment` (those tagging at least one object), sorted.

@@ -3,8 +3,7 @@
 
 #include <stdio.h>
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
   if (dart_init(&argc, &argv) != DART_OK) return 1;
   dart_global_unit_t me;
   size_t n;

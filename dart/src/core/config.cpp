@@ -19,6 +19,11 @@ std::string upper(const char* s) {
   return out;
 }
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // "64", "64K", "16M", "2G" -> bytes. False on anything else or zero.
 bool parse_bytes(const char* text, std::size_t* out) {
   errno = 0;
@@ -119,7 +124,7 @@ Config read_config() {
       log(LogLevel::Warn, "dart_init", "ignoring DASH_MAX_SHMEM_MBPS=\"%s\": expected an integer", v);
     else if (mbps > 0) cfg.max_shmem_mbps = static_cast<int>(mbps);
   }
-  if (const char* v = std::getenv("DART_EXIT_REPORT_DIR")) cfg.exit_report_dir = v;
+  read_text("DART_EXIT_REPORT_DIR", &cfg.exit_report_dir);
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;
     char* end = nullptr;
@@ -130,6 +135,7 @@ Config read_config() {
   }
   read_stdin_mode(&cfg.stdin_mode);
   read_text("DART_STDIN_TARGET", &cfg.stdin_target);
+  cfg.stdin_target = lower(cfg.stdin_target);  // "ALL" and "all" alike
   read_text("DART_STDIN_SERVER", &cfg.stdin_server);
   read_text("DART_STDIN_RENDEZVOUS", &cfg.stdin_rendezvous);
   read_text("DART_STDIN_SECRET", &cfg.stdin_secret);

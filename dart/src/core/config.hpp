@@ -74,7 +74,8 @@ struct Config {
 
   // DART_STDIN_TARGET: the units that read stdin, "0", "k", "1,3,5-7",
   // "all" or "none"; kept as text, because it is checked against the
-  // number of units (stdin/plan.cpp). Unset or empty gives "0".
+  // number of units (stdin/plan.cpp); lower-cased here. Unset or empty
+  // gives "0".
   std::string stdin_target = "0";
 
   // DART_STDIN_SERVER (a Unix socket) or DART_STDIN_RENDEZVOUS

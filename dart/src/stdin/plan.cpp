@@ -10,19 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 
 namespace dart::stdin_path {
 namespace {
 
 constexpr const char* kCall = "dart_stdin";
-
-std::string lower(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool is_dev_null(int fd) {
   struct stat a, b;
@@ -68,7 +61,7 @@ void decide(const Config& cfg, int nunits, Plan* plan, std::vector<unsigned char
   else plan->active = fd0_open && !::isatty(0) && !is_dev_null(0);
   if (!plan->active) return;
 
-  const std::string spec = lower(cfg.stdin_target);
+  const std::string& spec = cfg.stdin_target;
   if (!parse_targets(spec, nunits, targets)) {
     log(LogLevel::Error, kCall,
         "DART_STDIN_TARGET=%s is not a unit, a list of units (1,3,5-7), all or none "

@@ -7,7 +7,8 @@
 // test_local, testall, testall_local, handle_free + flush), including NULL
 // / DART_HANDLE_NULL inputs; nelem == 0. Derived types are in
 // test_onesided_types.cpp, other kinds of memory and threads in
-// test_onesided_memory.cpp. Data patterns depend on writer, position and
+// test_onesided_memory.cpp; puts of every copy size and misalignment, and
+// from overlapping source ranges. Data patterns depend on writer, position and
 // case (dart_patterns.hpp), so lost, duplicated or misplaced elements are
 // caught.
 // Not covered here: atomics (test_atomics.cpp), transfers above INT_MAX
@@ -323,6 +324,64 @@ BOOST_AUTO_TEST_CASE(nelem_zero_is_a_noop) {
       buf, kN, [&](std::size_t i) { return pattern<int>(me, i, 50); }, me, "buffer after gets of 0 elements");
   verify(
       mine, kN, [&](std::size_t i) { return sentinel<int>(me, i, 50); }, me, "own portion after puts of 0 elements");
+  barrier();
+  CHECK_OK(dart_team_memfree(seg));
+}
+
+// Every copy routine of the load/store path (fixed moves up to 64 bytes,
+// the vector loop up to 16 KiB, memmove beyond) at every misalignment:
+// each unit writes ranges of many sizes into its right neighbour's
+// portion and reads them back with a margin on both sides, so a byte
+// written short, long or out of place shows. Then puts inside the own
+// portion from overlapping source ranges, which must act as memmove.
+BOOST_AUTO_TEST_CASE(every_copy_size_and_overlapping_puts) {
+  constexpr std::size_t kPortion = 40000, kMargin = 8;
+  const dart_gptr_t seg = team_alloc<char>(kPortion, DART_TYPE_BYTE);
+  auto* mine = own<unsigned char>(seg, me);
+  auto fill = [&](int salt) {
+    for (std::size_t i = 0; i < kPortion; ++i) mine[i] = sentinel<unsigned char>(me, i, salt);
+  };
+  std::vector<std::size_t> sizes;
+  for (std::size_t s = 1; s <= 300; ++s) sizes.push_back(s);
+  for (std::size_t s : {511, 512, 513, 1000, 4095, 4096, 4097, 16383, 16384, 16385, 30000})
+    sizes.push_back(s);  // ascending
+  std::vector<unsigned char> src(kPortion), back(kPortion + 2 * kMargin);
+  for (std::size_t i = 0; i < kPortion; ++i) src[i] = pattern<unsigned char>(me, i, 60);
+
+  for (const std::size_t skew : {0, 1, 3, 8}) {
+    fill(61);
+    barrier();
+    for (const std::size_t size : sizes) {
+      const std::size_t off = kMargin + skew;
+      CHECK_OK(dart_put_blocking(at(seg, right, off), src.data() + skew, size, DART_TYPE_BYTE, DART_TYPE_BYTE));
+      CHECK_OK(dart_get_blocking(back.data() + skew, at(seg, right, off - kMargin), size + 2 * kMargin, DART_TYPE_BYTE,
+                                 DART_TYPE_BYTE));
+      const unsigned char* got = back.data() + skew;
+      verify(
+          got, size + 2 * kMargin,
+          [&](std::size_t i) {
+            // Sizes ascend, so no earlier put reached past this range.
+            if (i < kMargin || i >= kMargin + size) return sentinel<unsigned char>(right, off - kMargin + i, 61);
+            return pattern<unsigned char>(me, i - kMargin + skew, 60);
+          },
+          me, "range of " + std::to_string(size) + " bytes at skew " + std::to_string(skew) + " put and read back");
+    }
+    barrier();
+  }
+
+  // Overlapping source and destination inside the own portion, both ways.
+  for (const std::size_t size : {5, 40, 100, 4096, 20000})
+    for (const long shift : {-7L, 3L, 64L}) {
+      fill(62);
+      std::vector<unsigned char> expect(mine, mine + kPortion);
+      const std::size_t from = 100, to = static_cast<std::size_t>(static_cast<long>(from) + shift);
+      std::memmove(expect.data() + to, expect.data() + from, size);
+      CHECK_OK(dart_put_blocking(at(seg, me, to), mine + from, size, DART_TYPE_BYTE, DART_TYPE_BYTE));
+      verify(
+          mine, kPortion, [&](std::size_t i) { return expect[i]; }, me,
+          "own portion after a put of " + std::to_string(size) + " bytes from itself shifted by " +
+              std::to_string(shift));
+    }
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }

@@ -100,11 +100,11 @@ void Runtime::adopt_requests(std::vector<MPI_Request>& requests) {
   for (MPI_Request r : requests)
     if (r != MPI_REQUEST_NULL) orphans_.push_back(r);
   requests.clear();
-  have_orphans_.store(!orphans_.empty(), std::memory_order_release);
+  g_have_orphans.store(!orphans_.empty(), std::memory_order_release);
 }
 
 void Runtime::reap_requests(bool wait) {
-  if (!have_orphans_.load(std::memory_order_acquire)) return;
+  if (!have_orphans()) return;
   std::lock_guard<std::mutex> lock(orphans_mutex_);
   if (orphans_.empty()) return;
   const int n = static_cast<int>(orphans_.size());
@@ -116,7 +116,7 @@ void Runtime::reap_requests(bool wait) {
     if (!flag) return;
   }
   orphans_.clear();
-  have_orphans_.store(false, std::memory_order_release);
+  g_have_orphans.store(false, std::memory_order_release);
 }
 
 std::size_t Runtime::fixed_metadata_bytes() const noexcept {
@@ -165,6 +165,7 @@ bool Runtime::local_release(std::size_t offset) {
 }
 
 std::atomic<Runtime*> g_runtime{nullptr};
+std::atomic<bool> g_have_orphans{false};
 
 Runtime& rt() {
   Runtime* r = runtime();
@@ -175,6 +176,7 @@ Runtime& rt() {
 void install_runtime(std::unique_ptr<Runtime> r) noexcept {
   delete g_owner;
   g_owner = r.release();
+  g_have_orphans.store(false, std::memory_order_release);
   g_runtime.store(g_owner, std::memory_order_release);
 }
 

@@ -89,12 +89,6 @@ class Runtime {
   std::mutex local_pool_mutex_;
   std::mutex orphans_mutex_;
   std::vector<MPI_Request> orphans_;
-  std::atomic<bool> have_orphans_{false};  // lets flushes skip the lock
- public:
-  // Whether reap_requests has anything to do.
-  [[nodiscard]] bool have_orphans() const noexcept { return have_orphans_.load(std::memory_order_acquire); }
-
- private:
   std::unique_ptr<RangeAllocator> local_pool_;
   std::unique_ptr<Extents> extents_;
   std::size_t runtime_word_offset_ = 0;
@@ -104,6 +98,11 @@ class Runtime {
 // put and get asks first.
 extern std::atomic<Runtime*> g_runtime __attribute__((visibility("hidden")));
 inline Runtime* runtime() noexcept { return g_runtime.load(std::memory_order_acquire); }
+// Whether the runtime holds requests of freed handles (Runtime::
+// adopt_requests), which flushes must complete: a flag outside the runtime
+// object so a flush's fast path reads it without loading g_runtime first.
+extern std::atomic<bool> g_have_orphans __attribute__((visibility("hidden")));
+[[nodiscard]] inline bool have_orphans() noexcept { return g_have_orphans.load(std::memory_order_acquire); }
 // The runtime; throws DART_ERR_NOTINIT when DART is not initialised.
 Runtime& rt();
 

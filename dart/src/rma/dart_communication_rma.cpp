@@ -13,6 +13,7 @@
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "rma/access.hpp"
+#include "rma/copy.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -96,7 +97,12 @@ void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem
     std::memcpy(buf, t.local, bytes);
   } else {
     std::memcpy(t.local, buf, bytes);
-    std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
+    if (mode == Mode::Blocking) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    } else {
+      std::atomic_thread_fence(std::memory_order_release);
+      note_unfenced_put();
+    }
   }
 }
 
@@ -139,50 +145,17 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   return direct(g, *bytes);
 }
 
-// memcpy without the call for up to 64 bytes: two moves of a fixed size
-// that overlap as needed (both loads before both stores, so the overlap is
-// harmless). An 8-byte put is then one load and one store.
-[[gnu::always_inline]] inline void copy(void* dst, const void* src, std::size_t n) noexcept {
-  auto* d = static_cast<char*>(dst);
-  const auto* s = static_cast<const char*>(src);
-  auto two = [&](auto tag) {
-    using Chunk = decltype(tag);
-    Chunk a, b;
-    std::memcpy(&a, s, sizeof a);
-    std::memcpy(&b, s + n - sizeof b, sizeof b);
-    std::memcpy(d, &a, sizeof a);
-    std::memcpy(d + n - sizeof b, &b, sizeof b);
-  };
-  struct B16 {
-    char c[16];
-  };
-  struct B32 {
-    char c[32];
-  };
-  if (n == 8) {
-    std::memcpy(d, s, 8);
-  } else if (n > 64) {
-    std::memcpy(d, s, n);
-  } else if (n >= 32) {
-    two(B32{});
-  } else if (n >= 16) {
-    two(B16{});
-  } else if (n >= 8) {
-    two(std::uint64_t{});
-  } else if (n >= 4) {
-    two(std::uint32_t{});
-  } else {
-    for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
-  }
-}
-
 // Direct put and get; the ordering is the one explained in transfer().
 [[gnu::always_inline]] inline void direct_put(char* dst, const void* src, std::size_t bytes, Mode mode) noexcept {
   stats::add(stats::LocalPut);
   stats::add(stats::LocalBytes, bytes);
   copy(dst, src, bytes);
-  if (mode == Mode::Blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
-  else std::atomic_thread_fence(std::memory_order_release);
+  if (mode == Mode::Blocking) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  } else {
+    std::atomic_thread_fence(std::memory_order_release);
+    note_unfenced_put();
+  }
 }
 
 [[gnu::always_inline]] inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
@@ -249,8 +222,12 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
         else std::memcpy(local + lo, t.local + ro, n);
       });
     }
-    if (dir == Dir::Put)
-      std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
+    if (dir == Dir::Put && mode == Mode::Blocking) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    } else if (dir == Dir::Put) {
+      std::atomic_thread_fence(std::memory_order_release);
+      note_unfenced_put();
+    }
     return DART_HANDLE_NULL;
   }
 
@@ -352,11 +329,12 @@ enum class FlushKind { One, All, LocalOne, LocalAll };
   if ((kind == FlushKind::One || kind == FlushKind::LocalOne) &&
       static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(e->d.team_size))
     return false;
-  const Runtime* r = runtime();
-  if (!r || e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
-      r->have_orphans())
+  // A cached slot implies a runtime: dart_exit frees every segment, and
+  // with it its slot, before the runtime goes.
+  if (e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
+      have_orphans())
     return false;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  flush_fence();
   stats::add(stats::SkippedFlush);
   return true;
 }
@@ -377,6 +355,7 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   t = resolve(gptr);
   rt().reap_requests(false);
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  t_unfenced_puts = false;
   if (t.win == MPI_WIN_NULL) return;
   // Only operations issued through MPI need an MPI flush (Window::note_issued).
   bool needed = false;

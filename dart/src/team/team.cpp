@@ -276,6 +276,15 @@ static char* page_aligned(void* p) {
   return reinterpret_cast<char*>((a + kPage - 1) & ~std::uintptr_t(kPage - 1));
 }
 
+// The common distance of evenly spaced parts (Chunk::node_stride), or 0.
+static std::size_t even_stride(const std::vector<char*>& parts) {
+  if (parts.size() < 2 || parts[0] == nullptr || parts[1] <= parts[0]) return 0;
+  const auto stride = static_cast<std::size_t>(parts[1] - parts[0]);
+  for (std::size_t r = 2; r < parts.size(); ++r)
+    if (parts[r] != parts[0] + r * stride) return 0;
+  return stride;
+}
+
 // Bytes this node can still back with memory for a window: what the
 // kernel reports available (MemAvailable plus free swap) and, since both
 // MPIs place window memory in files under /dev/shm, the room left on that
@@ -352,11 +361,11 @@ void Team::publish(std::unique_ptr<Segment> seg) {
   // differ by unit), so they always take resolve().
   const bool mapped = load_store_ && seg->kind != SegmentKind::Registered && seg->chunk &&
                       !seg->chunk->node_base.empty() && node_members_.contiguous() &&
-                      std::none_of(seg->chunk->node_base.begin(), seg->chunk->node_base.end(),
-                                   [](const char* p) { return p == nullptr; });
+                      (seg->chunk->node_stride != 0 || seg->chunk->node_base.size() == 1) &&
+                      seg->chunk->node_base[0] != nullptr;
   if (mapped) {
-    seg->direct.parts = seg->chunk->node_base.data();
-    seg->direct.offset = seg->chunk_offset;
+    seg->direct.base = seg->chunk->node_base[0] + seg->chunk_offset;
+    seg->direct.stride = seg->chunk->node_stride;
     seg->direct.bytes = seg->bytes;
     seg->direct.first = node_members_.first();
     seg->direct.units = node_members_.size();
@@ -416,6 +425,7 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     chunk->node_base[static_cast<std::size_t>(r)] = page_aligned(peer);
     chunk->node_disp.push_back(static_cast<std::size_t>(page_aligned(peer) - static_cast<char*>(peer)));
   }
+  chunk->node_stride = even_stride(chunk->node_base);
   if (!single_node_) {
     // A team across nodes also gets a window over the same memory on the
     // whole team, for units of other nodes and for every atomic (which

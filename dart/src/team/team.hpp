@@ -38,6 +38,12 @@ struct Chunk {
   PerUnit<std::size_t> team_disp;  // per team unit: displacement of its aligned part in team_win
   char* my_base = nullptr;         // this unit's part
   std::vector<char*> node_base;    // aligned part of each unit of the node, by node rank
+  // node_base[r] == node_base[0] + r * node_stride for every node rank r,
+  // or 0 when the parts are not evenly spaced (or not all mapped). MPI
+  // lays a shared window's parts out one after the other, and every unit
+  // asks for the same size, so this holds in practice; the fast path then
+  // computes a part's address instead of loading it from node_base.
+  std::size_t node_stride = 0;
   // Displacement of node_base[r] within unit r's part of shm_win (the
   // alignment padding), for RMA through the shared window.
   std::vector<std::size_t> node_disp;
@@ -53,15 +59,16 @@ enum class SegmentKind { LocalPool, Heap, Registered };
 struct Segment {
   // What the load/store fast path (direct() in rma/access.hpp) needs, copied
   // into the direct-access cache by Team::publish when the caller maps the
-  // segment's memory of every unit of its node and those units are team
-  // units first .. first+units-1; `parts` is null otherwise (registered
-  // memory, DART_SHARED_MEMORY=0, zero bytes, a scattered node).
+  // segment's memory of every unit of its node, those units are team units
+  // first .. first+units-1 and their parts are evenly spaced
+  // (Chunk::node_stride); `base` is null otherwise (registered memory,
+  // DART_SHARED_MEMORY=0, zero bytes, a scattered node).
   struct Direct {
-    char* const* parts = nullptr;  // the chunk's part of each node rank
-    std::size_t offset = 0;        // the segment's offset in every part
-    std::size_t bytes = 0;         // every unit's portion
-    int first = 0;                 // team unit of node rank 0
-    int units = 0;                 // node ranks
+    char* base = nullptr;    // the segment in the part of node rank 0
+    std::size_t stride = 0;  // from one node rank's part to the next
+    std::size_t bytes = 0;   // every unit's portion
+    int first = 0;           // team unit of node rank 0
+    int units = 0;           // node ranks
     int team_size = 0;
     bool cpu_atomics = false;  // the team is on one node (rma/dart_communication_atomics.cpp)
     // The chunk's windows' "something issued through MPI" flags: a flush
@@ -109,8 +116,10 @@ struct Segment {
 // The direct-access cache: mapped segments of every team, each with a
 // copy of its Segment::Direct in a slot of one cache line, found from a
 // global pointer's team and segment id. A put then costs one load of the
-// slot and one of the target part's address before the store; the slot's
-// address is computed from the pointer alone. Direct-mapped; a segment
+// slot before the store: the slot's address is computed from the pointer
+// alone, the target's address from the slot (base + node rank * stride),
+// so nothing but the slot can miss the cache (a large copy evicts the
+// slot's neighbours, and each further dependent load was a miss then). Direct-mapped; a segment
 // whose slot is taken is simply not cached and takes resolve().
 // Slots change only while empty (under a mutex) and when their segment is
 // freed, so a reader that sees its key sees its segment's fields; reading
@@ -131,7 +140,7 @@ extern Entry g_slots[kSlots] __attribute__((visibility("hidden")));
 [[nodiscard]] constexpr std::size_t slot(std::uint64_t key) noexcept {
   return ((key & 0xffff) ^ ((key >> 16) & 0xffff) * 61) & (kSlots - 1);
 }
-// Caches `seg` (direct.parts set) under `key` when its slot is free; sets
+// Caches `seg` (direct.base set) under `key` when its slot is free; sets
 // seg->direct_key then.
 void insert(Segment* seg, std::uint64_t key) noexcept;
 // Removes `seg` if it is cached.

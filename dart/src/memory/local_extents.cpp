@@ -274,6 +274,7 @@ void Extents::resolve(int unit, std::uint64_t offset, Target& t) {
     m.base = maps(unit) ? e.base : nullptr;
     m.addr = static_cast<std::uint64_t>(addr);
     m.size = e.size;
+    if (byte <= e.size) t.mine = e.base + byte;
   } else {
     m = peer(unit, static_cast<int>(n));
   }

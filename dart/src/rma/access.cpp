@@ -48,7 +48,8 @@ Target resolve(const dart_gptr_t& g) {
     t.win = t.window->get();
     t.rank = unit;
     t.disp = static_cast<MPI_Aint>(t.seg->unit_disp[static_cast<std::size_t>(unit)] + offset);
-    if (unit == t.team->myid() && t.team->load_store()) t.local = t.seg->my_base + offset;
+    if (unit == t.team->myid()) t.mine = t.seg->my_base + offset;
+    if (t.team->load_store()) t.local = t.mine;
     return t;
   }
 
@@ -58,6 +59,7 @@ Target resolve(const dart_gptr_t& g) {
   const int node_rank = t.team->node_rank_of(unit);
   char* base = node_rank >= 0 && t.team->load_store() ? chunk.node_base[static_cast<std::size_t>(node_rank)] : nullptr;
   if (base) t.local = base + pos;
+  if (unit == t.team->myid()) t.mine = chunk.my_base + pos;
   if (chunk.team_win.get() != MPI_WIN_NULL) {
     t.window = &chunk.team_win;
     t.win = t.window->get();

@@ -23,6 +23,7 @@ struct Target {
   int rank = -1;                  // the target's rank in `win`
   MPI_Aint disp = 0;              // byte displacement of gptr's offset in `win`
   char* local = nullptr;          // load/store address when the target shares memory with us
+  char* mine = nullptr;           // the same when the target is the caller, with or without load/store
   std::size_t avail = 0;          // bytes from the offset to the end of the target's portion
   bool dynamic = false;           // reached through a dynamic window (extents of dart_memalloc)
 };

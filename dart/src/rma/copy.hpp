@@ -28,6 +28,12 @@ extern const bool g_copy_vector __attribute__((visibility("hidden")));
 // Copies 65 .. kVectorMax bytes; the buffers must not overlap.
 void copy_vector(char* dst, const char* src, std::size_t n) noexcept __attribute__((visibility("hidden")));
 
+// Whether [a, a+na) and [b, b+nb) share a byte.
+[[nodiscard]] inline bool overlapping(const void* a, std::size_t na, const void* b, std::size_t nb) noexcept {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+
 [[gnu::always_inline]] inline void copy(void* dst, const void* src, std::size_t n) noexcept {
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
@@ -50,8 +56,7 @@ void copy_vector(char* dst, const char* src, std::size_t n) noexcept __attribute
     std::memcpy(d, s, 8);
   } else if (n > 64) {
     // A put from a buffer inside the target's own memory may overlap it.
-    const bool apart = d + n <= s || s + n <= d;
-    if (n <= kVectorMax && g_copy_vector && apart) copy_vector(d, s, n);
+    if (n <= kVectorMax && g_copy_vector && !overlapping(d, n, s, n)) copy_vector(d, s, n);
     else std::memmove(d, s, n);
   } else if (n >= 32) {
     two(B32{});

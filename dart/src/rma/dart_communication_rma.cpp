@@ -94,9 +94,9 @@ void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem
   // Ordering as in transfer() below.
   if (dir == Dir::Get) {
     std::atomic_thread_fence(std::memory_order_acquire);
-    std::memcpy(buf, t.local, bytes);
+    copy(buf, t.local, bytes);
   } else {
-    std::memcpy(t.local, buf, bytes);
+    copy(t.local, buf, bytes);
     if (mode == Mode::Blocking) {
       std::atomic_thread_fence(std::memory_order_seq_cst);
     } else {
@@ -184,7 +184,10 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
       transfer_basic_local(dir, t, buf, nelem, local_type, mode);
       return DART_HANDLE_NULL;
     }
-    if (mode != Mode::Handle && t.win != MPI_WIN_NULL) {
+    std::size_t bytes = 0;
+    const bool own_overlap = t.mine && !__builtin_mul_overflow(nelem, basic_type_size(local_type), &bytes) &&
+                             overlapping(buf, bytes, t.mine, bytes);
+    if (mode != Mode::Handle && t.win != MPI_WIN_NULL && !own_overlap) {
       transfer_basic_rma(dir, t, buf, nelem, local_type, mode);
       return DART_HANDLE_NULL;
     }
@@ -201,7 +204,20 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   char* local = static_cast<char*>(buf);
   const Layout mine(ld, nelem);
 
-  if (t.local) {
+  // A buffer that overlaps the target's range in the caller's own memory:
+  // MPI forbids that (MPICH aborts the process) and memcpy is undefined for
+  // it, so the transfer goes through a copy of its source, as if the source
+  // were read whole before the destination is written, and by load/store
+  // since the memory is the caller's.
+  char* const near = t.local ? t.local : t.mine;
+  std::vector<char> stage;
+  if (near && overlapping(local, mine.span_bytes(), near, remote.span_bytes())) {
+    if (dir == Dir::Put) stage.assign(local, local + mine.span_bytes());
+    else stage.assign(near, near + remote.span_bytes());
+  }
+  if (t.local || !stage.empty()) {
+    const char* from_local = stage.empty() || dir == Dir::Get ? local : stage.data();
+    const char* from_near = stage.empty() || dir == Dir::Put ? near : stage.data();
     // Ordering on the shared mapping (the MPI shared-memory model leaves it
     // to us): a get's loads must not move before anything this unit
     // observed earlier (acquire); a put's stores must not move after
@@ -214,12 +230,12 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     stats::add(stats::LocalBytes, bytes);
     if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_acquire);
     if (ld.contiguous() && rd.contiguous()) {
-      if (dir == Dir::Put) std::memcpy(t.local, local, bytes);
-      else std::memcpy(local, t.local, bytes);
+      if (dir == Dir::Put) std::memcpy(near, from_local, bytes);
+      else std::memcpy(local, from_near, bytes);
     } else {
       for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
-        if (dir == Dir::Put) std::memcpy(t.local + ro, local + lo, n);
-        else std::memcpy(local + lo, t.local + ro, n);
+        if (dir == Dir::Put) std::memcpy(near + ro, from_local + lo, n);
+        else std::memcpy(local + lo, from_near + ro, n);
       });
     }
     if (dir == Dir::Put && mode == Mode::Blocking) {

@@ -40,6 +40,10 @@
 // non-zero exit code into our directory as they exit (DART_EXIT_REPORT_DIR),
 // and those reports come first.
 //
+// Shared memory: the job's objects in /dev/shm are named by a key dartrun
+// hands it (DART_JOB_KEY); when the job has ended, dartrun removes those
+// still there, which only a unit killed before dart_exit leaves.
+//
 // dartrun forwards SIGINT, SIGTERM and SIGHUP to the launcher (which runs
 // in a process group of its own, so a terminal's Ctrl-C reaches it once,
 // through us); if dartrun dies, the launcher gets SIGTERM.
@@ -259,6 +263,34 @@ int exit_reports(const std::string &dir) {
   }
   ::closedir(d);
   return best_code;
+}
+
+// The key naming the job's shared-memory objects (DART_JOB_KEY; see
+// dart/src/core/config.hpp): the one in our environment when it is 16 hex
+// digits, else a fresh random one.
+std::string job_key() {
+  const char *k = std::getenv("DART_JOB_KEY");
+  if (k && std::strlen(k) == 16 && std::strspn(k, "0123456789abcdefABCDEF") == 16 && std::strspn(k, "0") != 16)
+    return k;
+  std::string key = random_secret().substr(0, 16);
+  if (key.find_first_not_of('0') == std::string::npos) key[15] = '1';
+  return key;
+}
+
+// Removes what the job left in /dev/shm under its key: the extents of
+// dart_memalloc of units on this host that were killed before dart_exit
+// could remove them (those of other hosts stay). Returns how many.
+int remove_job_objects(const std::string &key) {
+  DIR *d = ::opendir("/dev/shm");
+  if (!d) return 0;
+  const std::string prefix = "dart-" + key + "-";
+  int removed = 0;
+  while (dirent *e = ::readdir(d))
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0 &&
+        ::unlink((std::string("/dev/shm/") + e->d_name).c_str()) == 0)
+      ++removed;
+  ::closedir(d);
+  return removed;
 }
 
 // A fresh 0700 directory under $TMPDIR (or /tmp); empty on failure (said).
@@ -677,6 +709,8 @@ int main(int argc, char **argv) {
   Pusher pusher;
   pusher.mode = choose_rendezvous(o.rendezvous, o.args);
   std::string dir;
+  const std::string key = job_key();
+  ::setenv("DART_JOB_KEY", key.c_str(), 1);
   ::setenv("DART_STDIN", "on", 1);
   ::setenv("DART_STDIN_TARGET", o.target.c_str(), 1);
   ::unsetenv("DART_STDIN_SERVER");
@@ -705,7 +739,7 @@ int main(int argc, char **argv) {
   if (flavor == Flavor::openmpi) {
     // No forwarding at all; -x also carries the variables to remote
     // nodes (local ranks inherit them anyway).
-    cmd.insert(cmd.end(), {"--stdin", "none", "-x", "DART_STDIN", "-x", "DART_STDIN_TARGET"});
+    cmd.insert(cmd.end(), {"--stdin", "none", "-x", "DART_STDIN", "-x", "DART_STDIN_TARGET", "-x", "DART_JOB_KEY"});
     if (push) cmd.insert(cmd.end(), {"-x", rv_var, "-x", "DART_STDIN_SECRET"});
     if (::geteuid() == 0) {
       if (!has_arg(o.args, "--allow-run-as-root")) cmd.emplace_back("--allow-run-as-root");
@@ -807,6 +841,9 @@ int main(int argc, char **argv) {
   if (filter && filter->have_statuses()) code = outcome_of(filter->statuses());
   if (!dir.empty())
     if (int reported = exit_reports(dir)) code = reported;
+  if (const int left = remove_job_objects(key))
+    std::fprintf(stderr, "dartrun: removed %d shared-memory object%s the job left in /dev/shm\n", left,
+                 left == 1 ? "" : "s");
   if (o.stats) {
     pmixshim_iof_stats_t s{};
     pmixshim_get_iof_stats(&s);

@@ -124,6 +124,14 @@ Config read_config() {
       log(LogLevel::Warn, "dart_init", "ignoring DASH_MAX_SHMEM_MBPS=\"%s\": expected an integer", v);
     else if (mbps > 0) cfg.max_shmem_mbps = static_cast<int>(mbps);
   }
+  if (const char* v = std::getenv("DART_JOB_KEY"); v && *v) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long key = std::strtoull(v, &end, 16);
+    if (errno != 0 || std::strlen(v) != 16 || *end != '\0' || key == 0)
+      log(LogLevel::Warn, "dart_init", "ignoring DART_JOB_KEY=\"%s\": expected 16 hex digits, not all 0", v);
+    else cfg.job_key = key;
+  }
   read_text("DART_EXIT_REPORT_DIR", &cfg.exit_report_dir);
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;

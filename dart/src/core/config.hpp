@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace dart {
@@ -55,6 +56,12 @@ struct Config {
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;
+
+  // DART_JOB_KEY: 16 hex digits naming the job's shared-memory objects
+  // (/dev/shm/dart-<key>-<unit>-<n>, the extents of dart_memalloc). Set by
+  // dartrun, which removes the job's objects when the job has ended, so a
+  // killed job leaves none behind; without it unit 0 draws a random key.
+  std::uint64_t job_key = 0;
 
   // DART_EXIT_REPORT_DIR: set by dartrun under MPICH's hydra, not by users.
   // A unit that ends with exit(code != 0) writes its code to

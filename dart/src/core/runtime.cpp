@@ -46,7 +46,7 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   std::size_t directory_offset = 0;
   if (!local_allocate(Extents::kDirectoryBytes, &directory_offset))
     fail(DART_ERR_NOMEM, "DART_LOCAL_POOL_SIZE is too small for the runtime's own words");
-  extents_ = std::make_unique<Extents>(*world_, directory_offset, cfg_.local_pool_bytes);
+  extents_ = std::make_unique<Extents>(*world_, directory_offset, cfg_.local_pool_bytes, cfg_.job_key);
 
   // The progress thread may start later, from a call that is collective
   // over some other team; its communicator is made now, while all units

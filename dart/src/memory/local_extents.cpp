@@ -45,7 +45,7 @@ std::uint64_t* directory_at(char* pool_part, std::size_t directory_offset) {
 
 }  // namespace
 
-Extents::Extents(Team& world, std::size_t directory_offset, std::size_t pool_bytes)
+Extents::Extents(Team& world, std::size_t directory_offset, std::size_t pool_bytes, std::uint64_t job_key)
     : world_(world),
       directory_offset_(directory_offset),
       pool_bytes_(pool_bytes),
@@ -64,9 +64,10 @@ Extents::Extents(Team& world, std::size_t directory_offset, std::size_t pool_byt
 #endif
 {
   // One key for the job, so names never collide with another job's on the
-  // same node: unit 0 draws it, everyone learns it.
-  unsigned long long key = 0;
-  if (world.myid() == 0) {
+  // same node: dartrun's (which then removes what a killed job leaves), or
+  // one unit 0 draws; everyone learns unit 0's.
+  unsigned long long key = job_key;
+  if (world.myid() == 0 && key == 0) {
     std::random_device rd;
     key = (static_cast<unsigned long long>(rd()) << 32) ^ rd() ^ static_cast<unsigned long long>(getpid()) ^
           static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());

@@ -60,7 +60,8 @@ class Extents {
   // the dynamic window when some unit cannot map another's memory.
   // `directory_offset`: where the directory lies in every pool part;
   // `pool_bytes`: the pool's size (the first extent is at least that big).
-  Extents(Team& world, std::size_t directory_offset, std::size_t pool_bytes);
+  // `job_key`: Config::job_key (0: unit 0 draws one).
+  Extents(Team& world, std::size_t directory_offset, std::size_t pool_bytes, std::uint64_t job_key);
   Extents(const Extents&) = delete;
   Extents& operator=(const Extents&) = delete;
   // Collective (the window); unmaps everything and removes the names.

@@ -7,8 +7,6 @@
 
 namespace dart {
 
-__thread bool t_unfenced_puts = false;
-
 Segment& find_segment(const dart_gptr_t& g, Team** team_out) {
   Runtime& r = rt();
   Team& team = r.team(g.teamid);

@@ -9,7 +9,6 @@
 
 #include <mpi.h>
 
-#include <atomic>
 #include <cstddef>
 
 namespace dart {
@@ -58,27 +57,6 @@ Target resolve(const dart_gptr_t& g);
 [[nodiscard, gnu::always_inline]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
   const direct_cache::Entry* e = direct_entry(g);
   return e ? direct_in(*e, g, bytes) : nullptr;
-}
-
-// Ordering of load/store transfers (the MPI shared-memory model leaves it
-// to the runtime; see transfer() in rma/dart_communication_rma.cpp). A
-// non-blocking put ends with a release fence only; its flush owes the full
-// fence that orders the put's stores before the thread's later loads.
-// This flag says whether such a put happened on this thread since its last
-// full fence, so a flush after gets, blocking puts or atomics (all complete
-// when they return) owes nothing. Per thread because a fence orders only
-// its own thread's accesses; initial-exec so that reading it is one
-// %fs-relative load, not a call.
-extern __thread bool t_unfenced_puts __attribute__((tls_model("initial-exec"), visibility("hidden")));
-
-[[gnu::always_inline]] inline void note_unfenced_put() noexcept { t_unfenced_puts = true; }
-
-// The full fence a flush owes, and only when it owes one.
-[[gnu::always_inline]] inline void flush_fence() noexcept {
-  if (t_unfenced_puts) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    t_unfenced_puts = false;
-  }
 }
 
 // Whether `g` points into memory of dart_memalloc beyond the pool (an

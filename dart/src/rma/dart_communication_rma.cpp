@@ -97,12 +97,7 @@ void transfer_basic_local(Dir dir, const Target& t, void* buf, std::size_t nelem
     copy(buf, t.local, bytes);
   } else {
     copy(t.local, buf, bytes);
-    if (mode == Mode::Blocking) {
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-    } else {
-      std::atomic_thread_fence(std::memory_order_release);
-      note_unfenced_put();
-    }
+    std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
   }
 }
 
@@ -150,12 +145,8 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   stats::add(stats::LocalPut);
   stats::add(stats::LocalBytes, bytes);
   copy(dst, src, bytes);
-  if (mode == Mode::Blocking) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-  } else {
-    std::atomic_thread_fence(std::memory_order_release);
-    note_unfenced_put();
-  }
+  if (mode == Mode::Blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_release);
 }
 
 [[gnu::always_inline]] inline void direct_get(void* dst, const char* src, std::size_t bytes) noexcept {
@@ -238,12 +229,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
         else std::memcpy(local + lo, from_near + ro, n);
       });
     }
-    if (dir == Dir::Put && mode == Mode::Blocking) {
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-    } else if (dir == Dir::Put) {
-      std::atomic_thread_fence(std::memory_order_release);
-      note_unfenced_put();
-    }
+    if (dir == Dir::Put)
+      std::atomic_thread_fence(mode == Mode::Blocking ? std::memory_order_seq_cst : std::memory_order_release);
     return DART_HANDLE_NULL;
   }
 
@@ -350,7 +337,7 @@ enum class FlushKind { One, All, LocalOne, LocalAll };
   if (e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
       have_orphans())
     return false;
-  flush_fence();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   stats::add(stats::SkippedFlush);
   return true;
 }
@@ -371,7 +358,6 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   t = resolve(gptr);
   rt().reap_requests(false);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  t_unfenced_puts = false;
   if (t.win == MPI_WIN_NULL) return;
   // Only operations issued through MPI need an MPI flush (Window::note_issued).
   bool needed = false;

@@ -81,9 +81,29 @@ Extents::Extents(Team& world, std::size_t directory_offset, std::size_t pool_byt
   const bool everyone_mapped = host_maps_ && (load_store_ ? world.single_node() : world.on_one_host());
   if (!everyone_mapped) win_ = mpi::Window::create_dynamic(world.comm());
   std::memset(directory_at(world.segments().find(DART_SEGMENT_LOCAL)->my_base, directory_offset_), 0, kDirectoryBytes);
+  // The fast path's table, when this unit maps the extents of its node's
+  // units and those are consecutive units (as the pool's direct slot needs).
+  const Segment* pool = world.segments().find(DART_SEGMENT_LOCAL);
+  if (host_maps_ && load_store_ && pool->direct_key != 0) {
+    table_.first = pool->direct.first;
+    table_.units = pool->direct.units;
+    table_.entries = std::make_unique<ExtentTable::Entry[]>(static_cast<std::size_t>(table_.units) * kMax);
+    g_extent_table.store(&table_, std::memory_order_release);
+  }
+}
+
+std::atomic<const ExtentTable*> g_extent_table{nullptr};
+
+void Extents::publish(int unit, int n, char* base, std::size_t size) noexcept {
+  const int node_rank = unit - table_.first;
+  if (!table_.entries || node_rank < 0 || node_rank >= table_.units || n < 1 || n > kMax) return;
+  ExtentTable::Entry& e = table_.entries[static_cast<std::size_t>(node_rank) * kMax + static_cast<std::size_t>(n - 1)];
+  e.size = size;
+  e.base.store(base, std::memory_order_release);
 }
 
 Extents::~Extents() {
+  g_extent_table.store(nullptr, std::memory_order_release);
   // Collective: every unit is in dart_exit, past the barrier that ends all
   // access, so the window and the mappings can go.
   if (win_.get() != MPI_WIN_NULL) {
@@ -172,6 +192,7 @@ void Extents::create(std::size_t at_least) {
   e.size = size;
   e.ranges = std::make_unique<RangeAllocator>(size);
   own_.push_back(std::move(e));
+  publish(world_.myid(), n, base, size);
 }
 
 std::uint64_t Extents::allocate(std::size_t bytes) {
@@ -256,6 +277,7 @@ Extents::Mapped Extents::peer(int unit, int n) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = peers_.emplace(key, m);
   if (!inserted && m.base) munmap(m.base, m.size);  // another thread mapped it first
+  if (inserted && m.base) publish(unit, n, m.base, m.size);
   return it->second;
 }
 

@@ -46,6 +46,22 @@ namespace dart {
 class Team;
 struct Target;
 
+// The load/store fast path into extents (rma/access.hpp): the base and
+// size of extent n of every unit of the caller's node that the caller has
+// mapped, by node rank, for lookups without a lock. An entry's base is
+// stored (release) after its size and never changes until dart_exit.
+struct ExtentTable {
+  struct Entry {
+    std::atomic<char*> base{nullptr};
+    std::size_t size = 0;
+  };
+  int first = 0;                     // unit of node rank 0 (DART_TEAM_ALL)
+  int units = 0;                     // node ranks
+  std::unique_ptr<Entry[]> entries;  // [node rank * kMax + n - 1]
+};
+// Set while an Extents object lives whose units map each other's extents.
+extern std::atomic<const ExtentTable*> g_extent_table __attribute__((visibility("hidden")));
+
 class Extents {
  public:
   static constexpr int kShift = 40;
@@ -99,6 +115,8 @@ class Extents {
   };
 
   [[nodiscard]] std::string name(int unit, int n) const;
+  // Enters a mapped extent into table_ (when `unit` is on this node).
+  void publish(int unit, int n, char* base, std::size_t size) noexcept;
   void create(std::size_t at_least);
   // Extent n of unit `unit` as this unit reaches it (maps it on first use).
   Mapped peer(int unit, int n);
@@ -119,6 +137,7 @@ class Extents {
   mutable std::mutex mutex_;
   std::vector<Own> own_;                   // index n-1
   std::map<std::uint64_t, Mapped> peers_;  // key: unit << 8 | n
+  ExtentTable table_;
 };
 
 }  // namespace dart

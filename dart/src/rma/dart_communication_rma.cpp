@@ -164,6 +164,18 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
 // registers instead of spilling the pointer for a reference.
 [[gnu::noinline]] dart_ret_t transfer_checked(const char* call, Dir dir, dart_gptr_t gptr, void* buf, std::size_t nelem,
                                               dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
+  // First the second chance of the fast path: extents of dart_memalloc
+  // mapped on this node.
+  const std::size_t size = basic_size_or_zero(local_type);
+  std::size_t bytes = 0;
+  if (gptr.teamid == DART_TEAM_ALL && gptr.segid == DART_SEGMENT_LOCAL && local_type == remote_type && size != 0 &&
+      buf && !__builtin_mul_overflow(nelem, size, &bytes))
+    if (const direct_cache::Entry* e = direct_entry(gptr))
+      if (char* p = direct_extent(*e, gptr, bytes)) {
+        if (dir == Dir::Put) direct_put(p, buf, bytes, mode);
+        else direct_get(buf, p, bytes);
+        return DART_OK;
+      }
   return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
 }
 

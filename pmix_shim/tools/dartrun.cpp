@@ -60,6 +60,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -162,14 +163,8 @@ std::string random_secret() {
 }
 
 long peak_rss_kib() {
-  FILE *f = std::fopen("/proc/self/status", "r");
-  long kib = -1;
-  if (!f) return kib;
-  char line[256];
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "VmHWM: %ld", &kib) == 1) break;
-  std::fclose(f);
-  return kib;
+  rusage ru{};
+  return ::getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 bool has_arg(const std::vector<std::string> &args, const char *a) {

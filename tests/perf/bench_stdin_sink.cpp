@@ -5,6 +5,7 @@
 // fd 0 too, which is EOF at once).
 #include <dash/dart/if/dart.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,15 +14,10 @@
 #include <vector>
 
 namespace {
+// The peak resident set (VmHWM), in KiB.
 long vmhwm_kib() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  long kib = -1;
-  if (!f) return kib;
-  char line[256];
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "VmHWM: %ld", &kib) == 1) break;
-  std::fclose(f);
-  return kib;
+  rusage ru{};
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 }  // namespace
 

@@ -32,6 +32,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "wire.hpp"
@@ -48,15 +49,10 @@
 
 namespace {
 
+// The peak resident set (VmHWM), in KiB.
 long vmhwm_kib() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  long kib = -1;
-  if (!f) return kib;
-  char line[256];
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "VmHWM: %ld", &kib) == 1) break;
-  std::fclose(f);
-  return kib;
+  rusage ru{};
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 bool in_spec(const std::string& spec, int unit) {

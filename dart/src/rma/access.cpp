@@ -7,14 +7,15 @@
 
 namespace dart {
 
-char* direct_extent(const direct_cache::Entry& e, const dart_gptr_t& g, std::size_t bytes) noexcept {
+char* direct_extent(const dart_gptr_t& g, std::size_t bytes) noexcept {
   const ExtentTable* table = g_extent_table.load(std::memory_order_acquire);
   const std::uint64_t offset = g.addr_or_offs.offset;
   const std::uint64_t n = offset >> Extents::kShift, byte = offset & Extents::kByteMask;
-  const auto node_rank = static_cast<unsigned>(g.unitid - e.d.first);
-  if (!table || n == 0 || n > static_cast<std::uint64_t>(Extents::kMax) ||
-      node_rank >= static_cast<unsigned>(table->units))
+  if (!table || g.teamid != DART_TEAM_ALL || g.segid != DART_SEGMENT_LOCAL || n == 0 ||
+      n > static_cast<std::uint64_t>(Extents::kMax))
     return nullptr;
+  const auto node_rank = static_cast<unsigned>(g.unitid - table->first);
+  if (node_rank >= static_cast<unsigned>(table->units)) return nullptr;
   const ExtentTable::Entry& x = table->entries[node_rank * Extents::kMax + (n - 1)];
   char* base = x.base.load(std::memory_order_acquire);
   if (!base || byte > x.size || bytes > x.size - byte) return nullptr;

@@ -55,11 +55,10 @@ Target resolve(const dart_gptr_t& g);
 }
 
 // The load/store address of `bytes` at `g` in an extent of dart_memalloc
-// that the caller has mapped (ExtentTable), or nullptr. `e`: the pool's
-// slot, whose node ranks the extents share. Out of line, and tried only
-// when direct() failed: a branch for it inside direct() cost the pool's
-// 8-byte put 1.4 ns.
-[[nodiscard]] char* direct_extent(const direct_cache::Entry& e, const dart_gptr_t& g, std::size_t bytes) noexcept;
+// that the caller has mapped (ExtentTable), or nullptr. Out of line, and
+// tried only when direct() failed: a branch for it inside direct() cost the
+// pool's 8-byte put 1.4 ns.
+[[nodiscard]] char* direct_extent(const dart_gptr_t& g, std::size_t bytes) noexcept;
 
 [[nodiscard, gnu::always_inline]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
   const direct_cache::Entry* e = direct_entry(g);

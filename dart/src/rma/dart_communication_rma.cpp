@@ -129,15 +129,22 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
 }
 
 // The fast path of every basic transfer to memory this unit maps: the
-// target's address, with `bytes` set, when both types are the same basic
-// type and the access is valid; nullptr for everything else, which
-// transfer() then checks and explains. No call, no exception frame: an 8-byte
-// put is a store and a fence plus a few predictable branches.
+// target's address that `look(g, bytes)` finds, with `bytes` set, when both
+// types are the same basic type and the access is valid; nullptr for
+// everything else, which transfer() then checks and explains. No call, no
+// exception frame: an 8-byte put is a store and a fence plus a few
+// predictable branches.
+template <class Look>
 [[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem,
-                                                    dart_datatype_t a, dart_datatype_t b, std::size_t* bytes) noexcept {
+                                                    dart_datatype_t a, dart_datatype_t b, std::size_t* bytes,
+                                                    Look look) noexcept {
   const std::size_t size = basic_size_or_zero(a);
   if (a != b || size == 0 || !buf || __builtin_mul_overflow(nelem, size, bytes)) return nullptr;
-  return direct(g, *bytes);
+  return look(g, *bytes);
+}
+[[gnu::always_inline]] inline char* direct_transfer(const dart_gptr_t& g, const void* buf, std::size_t nelem,
+                                                    dart_datatype_t a, dart_datatype_t b, std::size_t* bytes) noexcept {
+  return direct_transfer(g, buf, nelem, a, b, bytes, [](const dart_gptr_t& p, std::size_t n) { return direct(p, n); });
 }
 
 // Direct put and get; the ordering is the one explained in transfer().
@@ -166,16 +173,12 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
                                               dart_datatype_t local_type, dart_datatype_t remote_type, Mode mode) {
   // First the second chance of the fast path: extents of dart_memalloc
   // mapped on this node.
-  const std::size_t size = basic_size_or_zero(local_type);
   std::size_t bytes = 0;
-  if (gptr.teamid == DART_TEAM_ALL && gptr.segid == DART_SEGMENT_LOCAL && local_type == remote_type && size != 0 &&
-      buf && !__builtin_mul_overflow(nelem, size, &bytes))
-    if (const direct_cache::Entry* e = direct_entry(gptr))
-      if (char* p = direct_extent(*e, gptr, bytes)) {
-        if (dir == Dir::Put) direct_put(p, buf, bytes, mode);
-        else direct_get(buf, p, bytes);
-        return DART_OK;
-      }
+  if (char* p = direct_transfer(gptr, buf, nelem, local_type, remote_type, &bytes, direct_extent)) {
+    if (dir == Dir::Put) direct_put(p, buf, bytes, mode);
+    else direct_get(buf, p, bytes);
+    return DART_OK;
+  }
   return entry(call, [&] { transfer(dir, gptr, buf, nelem, local_type, remote_type, mode); });
 }
 
@@ -219,8 +222,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     else stage.assign(near, near + remote.span_bytes());
   }
   if (t.local || !stage.empty()) {
-    const char* from_local = stage.empty() || dir == Dir::Get ? local : stage.data();
-    const char* from_near = stage.empty() || dir == Dir::Put ? near : stage.data();
+    const char* src = !stage.empty() ? stage.data() : dir == Dir::Put ? local : near;
     // Ordering on the shared mapping (the MPI shared-memory model leaves it
     // to us): a get's loads must not move before anything this unit
     // observed earlier (acquire); a put's stores must not move after
@@ -233,12 +235,11 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     stats::add(stats::LocalBytes, bytes);
     if (dir == Dir::Get) std::atomic_thread_fence(std::memory_order_acquire);
     if (ld.contiguous() && rd.contiguous()) {
-      if (dir == Dir::Put) std::memcpy(near, from_local, bytes);
-      else std::memcpy(local, from_near, bytes);
+      std::memcpy(dir == Dir::Put ? near : local, src, bytes);
     } else {
       for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
-        if (dir == Dir::Put) std::memcpy(near + ro, from_local + lo, n);
-        else std::memcpy(local + lo, from_near + ro, n);
+        if (dir == Dir::Put) std::memcpy(near + ro, src + lo, n);
+        else std::memcpy(local + lo, src + ro, n);
       });
     }
     if (dir == Dir::Put)

@@ -76,6 +76,11 @@ struct Producer {
   bool eof_in_flight = false;
   bool ended = false;  // end of stream delivered (or being delivered)
   bool close_when_done = false;
+  // Closed: its events and descriptor are released and it is out of the
+  // server's table, but the object lives until the current callback has
+  // unwound (ServerState::retired), so a caller further up the stack that
+  // still holds a reference reads this flag instead of freed memory.
+  bool closed = false;
   [[nodiscard]] bool suspended() const { return flow && (host_off || relay_off); }
 
   // own read
@@ -107,6 +112,15 @@ struct ServerState {
   bool all_off = false;       // a wildcard XOFF is in force: new producers start suspended
   bool upstream_off = false;  // our tool side is suspended: relay to new producers too
   std::map<uint64_t, std::unique_ptr<Producer>> producers;
+  // Producers closed during the current callback.  Any step of delivery
+  // (an XON that pumps buffered frames, a host that refuses a chunk at
+  // once, finalize resuming a producer) can close the producer a caller
+  // is still working on; freeing it then would leave that caller with a
+  // dangling reference.  They are freed by `reaper`, an event activated
+  // on the first close, which libevent runs only after the callback that
+  // closed them has returned.
+  std::vector<std::unique_ptr<Producer>> retired;
+  event *reaper = nullptr;
 };
 
 struct PushReq {

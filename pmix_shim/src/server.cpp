@@ -52,6 +52,7 @@ uint64_t ptr_to_id(void *p) { return static_cast<uint64_t>(reinterpret_cast<uint
 // mechanism on the receiving side: an un-armed read leaves the bytes in the
 // producer's pipe or socket, where the kernel applies back-pressure.
 void update_arming(Producer &p) {
+  if (p.closed) return;
   bool want = !p.pending && !p.close_after_tx && !p.suspended();
   if (p.own) {
     p.in.arm(want && !p.ended);
@@ -63,7 +64,12 @@ void update_arming(Producer &p) {
   p.read_armed = want;
 }
 
+// Ends p: releases its events and descriptor, completes an own read, and
+// retires the object (see ServerState::retired).  Idempotent, so no path
+// can free an event or close a descriptor twice.
 void close_producer(Producer &p, pmix_status_t own_status) {
+  if (p.closed) return;
+  p.closed = true;
   if (p.suspended()) {
     // The stream ends while suspended: its XOFF is released here, so the
     // counts stay paired even when no XON can be sent any more.
@@ -78,13 +84,25 @@ void close_producer(Producer &p, pmix_status_t own_status) {
     if (p.wev) event_free(p.wev);
     if (p.hello_timer) event_free(p.hello_timer);
     if (p.fd >= 0) ::close(p.fd);
+    p.rev = p.wev = p.hello_timer = nullptr;
+    p.fd = -1;
   }
   if (p.own || p.hello) g_stats.streams_closed++;  // connections never authenticated were no stream
-  core().server->producers.erase(p.id);
+  auto &s = *core().server;
+  auto it = s.producers.find(p.id);
+  if (it == s.producers.end()) return;
+  s.retired.push_back(std::move(it->second));
+  s.producers.erase(it);
+  if (s.reaper) event_active(s.reaper, 0, 0);
+}
+
+void on_reap(evutil_socket_t, short, void *) {
+  if (auto *s = core().server.get()) s->retired.clear();
 }
 
 // Writes queued control frames; returns false if the connection broke.
 bool flush_tx(Producer &p) {
+  if (p.closed) return false;
   while (p.tx_off < p.tx.size()) {
     ssize_t n = ::send(p.fd, p.tx.data() + p.tx_off, p.tx.size() - p.tx_off, MSG_NOSIGNAL);
     if (n > 0) {
@@ -105,6 +123,7 @@ bool flush_tx(Producer &p) {
 }
 
 void send_frame(Producer &p, wire::Type type, const unsigned char *payload, uint32_t len) {
+  if (p.closed) return;
   unsigned char hdr[wire::kHeaderSize];
   wire::put_header(hdr, type, len);
   p.tx.append(reinterpret_cast<char *>(hdr), sizeof hdr);
@@ -115,7 +134,7 @@ void send_frame(Producer &p, wire::Type type, const unsigned char *payload, uint
 // Moves one suspension reason of p; counts and signals transitions of the
 // stream as a whole.  Producers without flow control are never touched.
 void set_reason(Producer &p, bool relay, bool on) {
-  if (!p.flow || p.ended || (!p.own && !p.hello)) return;
+  if (p.closed || !p.flow || p.ended || (!p.own && !p.hello)) return;
   bool before = p.suspended();
   (relay ? p.relay_off : p.host_off) = on;
   bool after = p.suspended();
@@ -132,7 +151,7 @@ void set_reason(Producer &p, bool relay, bool on) {
     if (!p.own) {
       send_frame(p, wire::Type::xon, nullptr, 0);
       g_stats.xon_sent++;
-      pump(p);  // frames read before the XOFF go first
+      pump(p);  // frames read before the XOFF go first; may close p
     }
     update_arming(p);
   }
@@ -156,10 +175,9 @@ bool deliver(Producer &p, const unsigned char *data, size_t n, bool abnormal) {
   pmix_status_t rc =
       s.module.push_stdin(&p.source, p.targets.empty() ? nullptr : p.targets.data(), p.targets.size(),
                           abnormal ? abnormal_info() : nullptr, abnormal ? 1 : 0, &bo, chunk_done_cb, id_to_ptr(id));
-  if (rc == PMIX_SUCCESS) return find(id) != nullptr;
-  Producer *q = find(id);
-  if (!q) return false;
-  return finish_chunk(*q, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+  if (p.closed) return false;
+  if (rc == PMIX_SUCCESS) return true;
+  return finish_chunk(p, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
 }
 
 // The host completed a chunk.  Returns false if p was closed.
@@ -309,8 +327,7 @@ bool handle_targets(Producer &p, const unsigned char *pl, uint32_t len) {
 // Parses and acts on the frames in p's receive buffer, one at a time: a DATA
 // frame goes to the host and parsing waits for its completion.
 void pump(Producer &p) {
-  uint64_t id = p.id;
-  while (!p.pending && !p.close_after_tx && !p.suspended()) {
+  while (!p.closed && !p.pending && !p.close_after_tx && !p.suspended()) {
     size_t avail = p.rx_len - p.rx_off;
     if (avail < wire::kHeaderSize) break;
     const unsigned char *h = p.rx.data() + p.rx_off;
@@ -351,7 +368,6 @@ void pump(Producer &p) {
     } else {
       if (!deliver(p, nullptr, 0, false)) return;
     }
-    if (!find(id)) return;
   }
   update_arming(p);
 }
@@ -480,6 +496,7 @@ void on_own_read(evutil_socket_t, short, void *arg) {
 void srv_install(std::unique_ptr<ServerState> s) {
   Core &c = core();
   c.server = std::move(s);
+  c.server->reaper = event_new(engine_base(), -1, 0, on_reap, nullptr);
   if (c.server->listen_fd >= 0) {
     c.server->accept_ev = event_new(engine_base(), c.server->listen_fd, EV_READ | EV_PERSIST, on_accept, nullptr);
     event_add(c.server->accept_ev, nullptr);
@@ -499,12 +516,19 @@ void srv_teardown() {
   while (!s.producers.empty()) {
     Producer &p = *s.producers.begin()->second;
     if (!p.own && p.hello && p.suspended()) {
-      // Resume before hanging up: every XOFF sent gets its XON.
-      set_reason(p, false, false);
-      set_reason(p, true, false);
+      // Resume before hanging up, so every XOFF sent gets its XON; but
+      // hand the host nothing more (no set_reason, whose XON pumps the
+      // frames buffered meanwhile): a chunk given to the host now could
+      // be completed after the server is gone.
+      send_frame(p, wire::Type::xon, nullptr, 0);
+      g_stats.xon++;
+      g_stats.xon_sent++;
+      p.host_off = p.relay_off = false;
     }
     close_producer(p, PMIX_ERR_NOT_AVAILABLE);
   }
+  s.retired.clear();
+  if (s.reaper) event_free(s.reaper);
   c.server.reset();
 }
 

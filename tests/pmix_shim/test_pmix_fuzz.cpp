@@ -16,69 +16,9 @@
 #include <random>
 
 #include "shim_test_util.hpp"
-#include "wire.hpp"
+#include "wire_test_util.hpp"
 
 using namespace shimtest;
-namespace wire = pmixshim::wire;
-
-namespace {
-
-int connect_unix(const std::string &uri) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::string path = uri.substr(5);
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  BOOST_REQUIRE(fd >= 0);
-  BOOST_REQUIRE_EQUAL(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
-  return fd;
-}
-
-std::vector<unsigned char> frame(wire::Type t, const std::vector<unsigned char> &payload, uint16_t reserved = 0) {
-  std::vector<unsigned char> f(wire::kHeaderSize + payload.size());
-  wire::put_header(f.data(), t, static_cast<uint32_t>(payload.size()));
-  wire::put_u16(f.data() + 6, reserved);
-  std::copy(payload.begin(), payload.end(), f.begin() + wire::kHeaderSize);
-  return f;
-}
-
-std::vector<unsigned char> hello(const std::string &ns, const std::string &secret) {
-  std::vector<unsigned char> p(4 + 2 + 4 + 4 + 2 + ns.size() + 2 + secret.size());
-  wire::put_u32(p.data(), wire::kMagic);
-  wire::put_u16(p.data() + 4, wire::kVersion);
-  wire::put_u32(p.data() + 6, wire::kCapFlowControl);
-  wire::put_u32(p.data() + 10, 0);
-  wire::put_u16(p.data() + 14, static_cast<uint16_t>(ns.size()));
-  std::memcpy(p.data() + 16, ns.data(), ns.size());
-  wire::put_u16(p.data() + 16 + ns.size(), static_cast<uint16_t>(secret.size()));
-  std::memcpy(p.data() + 18 + ns.size(), secret.data(), secret.size());
-  return frame(wire::Type::hello, p);
-}
-
-void send_all(int fd, const std::vector<unsigned char> &b) {
-  size_t off = 0;
-  while (off < b.size()) {
-    ssize_t n = send(fd, b.data() + off, b.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return;  // the server may already have closed us
-    off += static_cast<size_t>(n);
-  }
-}
-
-// True when the server closed the connection within the limit (reads and
-// discards whatever it sent first, e.g. WELCOME).
-bool closed_by_server(int fd, int ms = 5000) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  char b[256];
-  while (std::chrono::steady_clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 50) <= 0) continue;
-    ssize_t n = recv(fd, b, sizeof b, 0);
-    if (n <= 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_CASE(malformed_connections_are_closed_one_by_one) {
   Host h;

@@ -145,7 +145,9 @@ inline void start_server(Host &h, const char *listen = "unix", const char *secre
     info.resize(2);
     PMIX_INFO_LOAD(&info[1], PMIX_SHIM_SECRET, secret, PMIX_STRING);
   }
-  BOOST_REQUIRE_EQUAL(PMIx_server_init(&m, info.data(), info.size()), PMIX_SUCCESS);
+  pmix_status_t rc = PMIx_server_init(&m, info.data(), info.size());
+  for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
+  BOOST_REQUIRE_EQUAL(rc, PMIX_SUCCESS);
 }
 
 inline std::pair<std::string, std::string> contact() {

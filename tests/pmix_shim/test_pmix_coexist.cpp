@@ -35,7 +35,9 @@ BOOST_AUTO_TEST_CASE(real_pmix_and_shim_in_one_process) {
   PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, uri.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[1], PMIX_SHIM_SECRET, secret.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[2], PMIX_TOOL_NSPACE, "coexist", PMIX_STRING);
-  BOOST_REQUIRE_EQUAL(PMIx_tool_init(nullptr, info, 3), PMIX_SUCCESS);
+  pmix_status_t rc = PMIx_tool_init(nullptr, info, 3);
+  for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
+  BOOST_REQUIRE_EQUAL(rc, PMIX_SUCCESS);
   auto data = make_pattern(1u << 20, 9);
   pmix_byte_object_t bo{reinterpret_cast<char *>(data.data()), data.size()};
   BOOST_TEST(PMIx_IOF_push(nullptr, 0, &bo, nullptr, 0, nullptr, nullptr) == PMIX_OPERATION_SUCCEEDED);

@@ -74,7 +74,9 @@ void start_named_server(Host &h) {
   pmix_info_t info[2];
   PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, kSelf, PMIX_STRING);
   PMIX_INFO_LOAD(&info[1], PMIX_SHIM_LISTEN, "none", PMIX_STRING);
-  BOOST_REQUIRE_EQUAL(PMIx_server_init(&m, info, 2), PMIX_SUCCESS);
+  pmix_status_t rc = PMIx_server_init(&m, info, 2);
+  for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
+  BOOST_REQUIRE_EQUAL(rc, PMIX_SUCCESS);
 }
 
 const std::string kSelfKey = std::string(kSelf) + ":0";
@@ -88,8 +90,8 @@ BOOST_AUTO_TEST_CASE(constants_have_the_standard_values) {
   static_assert(PMIX_FWD_STDIN_CHANNEL == 1 && PMIX_FWD_STDOUT_CHANNEL == 2 && PMIX_FWD_STDERR_CHANNEL == 4);
   static_assert(PMIX_RANK_WILDCARD == UINT32_MAX - 1 && sizeof(pmix_nspace_t) == 256);
   static_assert(PMIX_CAP_IOF_FLOW_CONTROL);
-  // Outside every range PMIx uses for itself.
-  static_assert(PMIX_ERR_IOF_XOFF < PMIX_EXTERNAL_ERR_BASE);
+  // OpenPMIx 7's value (test_pmix_compat checks the rest against OpenPMIx).
+  static_assert(PMIX_ERR_IOF_XOFF == -405);
   BOOST_TEST(std::string(PMIx_Error_string(PMIX_ERR_IOF_XOFF)) == "ERR-IOF-XOFF");
 }
 
@@ -142,6 +144,7 @@ BOOST_AUTO_TEST_CASE(return_codes_while_running) {
   BOOST_TEST(wait_until([&] { return calls.load() == 1; }));
   BOOST_TEST(cb_status.load() == PMIX_SUCCESS);
   BOOST_TEST(flow(nullptr, 0, false) == PMIX_OPERATION_SUCCEEDED);
+  PMIX_INFO_DESTRUCT(&dir);
   // Nothing produced: nothing suspended, nothing counted.
   BOOST_TEST(stats().xoff == 0u);
   BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);

@@ -131,6 +131,7 @@ void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vec
   module.push_stdin = on_push_stdin;
   path.fanout->start(transports);
   pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+  for (pmix_info_t& i : info) PMIX_INFO_DESTRUCT(&i);
   if (rc == PMIX_SUCCESS && tcp) {
     char uri[256], key[256];
     rc = pmixshim_server_contact(uri, sizeof uri, key, sizeof key);
@@ -145,6 +146,7 @@ void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vec
       PMIX_INFO_LOAD(&dir, PMIX_SHIM_CHUNK_SIZE, &chunk, PMIX_SIZE);
       rc = pmixshim_server_read_stdin(
           path.fd0.saved(), &dir, 1, [](pmix_status_t, void*) {}, nullptr);
+      PMIX_INFO_DESTRUCT(&dir);
       if (rc != PMIX_SUCCESS)
         log(LogLevel::Error, kCall, "cannot read the launcher's stdin: %s", PMIx_Error_string(rc));
     }

@@ -22,9 +22,13 @@ namespace {
 const pmixshim_compat_int kOurInts[] = {PMIXSHIM_COMPAT_INTS(PMIXSHIM_INT_ROW)};
 const pmixshim_compat_key kOurKeys[] = {PMIXSHIM_COMPAT_KEYS(PMIXSHIM_KEY_ROW)};
 
-// Every boolean attribute the shim reads.
+// Every boolean attribute the shim reads (the completion directive only
+// where pmix_tool.h has it).
 const char *const kBoolKeys[] = {PMIX_IOF_PUSH_STDIN, PMIX_SHIM_NO_FLOW_CONTROL, PMIX_SHIM_IOF_ABNORMAL_END,
-                                 PMIX_SHIM_IOF_COMPLETE_AT_END};
+#ifdef PMIX_SHIM_IOF_COMPLETE_AT_END
+                                 PMIX_SHIM_IOF_COMPLETE_AT_END
+#endif
+};
 
 // Status of the child tool's push callback (set on its progress thread).
 std::atomic<int> g_child_cb{1};

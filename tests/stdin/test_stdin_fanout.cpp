@@ -7,7 +7,9 @@
 // lock; take()'s limit; the end of the stream queued once behind the data;
 // refusals after the end, after stop() and with no target left; dropped
 // targets (no longer counted, no longer fed); stop() joining every
-// transport and ending every stream; and, with a thread per target and
+// transport and ending every stream; direct delivery (set_direct) only
+// while its target is the only one fed and owed nothing; chunk buffers
+// reused; and, with a thread per target and
 // uneven readers, every byte delivered exactly once and in order with
 // what is outstanding per target bounded by the water marks.
 #define BOOST_TEST_MODULE stdin_fanout
@@ -16,6 +18,7 @@
 #include "pattern.hpp"
 #include "stdin/fanout.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -238,6 +241,80 @@ BOOST_AUTO_TEST_CASE(a_finished_target_no_longer_holds_the_producer_back) {
   // Only target 0 counts now.
   BOOST_TEST(rig.transport.drain(0) == 100u);
   BOOST_TEST(rig.resumes.calls == 1);
+}
+
+// The direct path (Fanout::set_direct): taken only while its target is
+// the only one fed and owes nothing, so no byte overtakes another; what it
+// leaves is queued, counted and copied as usual.
+BOOST_AUTO_TEST_CASE(direct_delivery_never_overtakes_queued_bytes) {
+  Rig rig({0}, 100, 40);
+  std::string direct;
+  std::size_t room = 30;
+  int calls = 0;
+  rig.fanout.set_direct(0, [&](const char* p, std::size_t n) {
+    ++calls;
+    const std::size_t w = std::min(n, room);
+    direct.append(p, w);
+    room -= w;
+    return w;
+  });
+  std::string in;
+  for (int i = 0; i < 400; ++i) in.push_back(static_cast<char>('a' + i % 26));
+  // 30 go direct, 70 are queued: they alone count against the marks.
+  BOOST_TEST((rig.fanout.push(in.data(), 100, nullptr) == Verdict::Taken));
+  BOOST_TEST(direct == in.substr(0, 30));
+  // Owed bytes: the next chunk is queued behind them, not handed over.
+  room = 1000;
+  BOOST_TEST((rig.fanout.push(in.data() + 100, 30, rig.resumes.callback()) == Verdict::Xoff));
+  BOOST_TEST(calls == 1);
+  std::string queued;
+  for (const Chunk& c : rig.transport.take(0)) queued.append(c->begin(), c->end());
+  BOOST_TEST(queued == in.substr(30, 100));
+  // Taken but not yet delivered still owes: nothing goes direct until the
+  // transport reports it.
+  rig.fanout.delivered(0, 60);
+  BOOST_TEST(rig.resumes.calls == 1);
+  BOOST_TEST((rig.fanout.push(in.data() + 130, 10, nullptr) == Verdict::Taken));
+  BOOST_TEST(calls == 1);
+  BOOST_TEST(rig.transport.drain(0) == 10u);
+  rig.fanout.delivered(0, 40);
+  // Nothing owed: straight through, nothing queued.
+  BOOST_TEST((rig.fanout.push(in.data() + 140, 60, nullptr) == Verdict::Taken));
+  BOOST_TEST(calls == 2);
+  BOOST_TEST(direct == in.substr(0, 30) + in.substr(140, 60));
+  BOOST_TEST(rig.transport.take(0).empty());
+}
+
+BOOST_AUTO_TEST_CASE(direct_delivery_waits_for_the_other_targets) {
+  Rig rig({0, 1}, 100, 40);
+  int calls = 0;
+  rig.fanout.set_direct(0, [&](const char*, std::size_t n) {
+    ++calls;
+    return n;
+  });
+  BOOST_TEST((rig.push(10) == Verdict::Taken));
+  BOOST_TEST(calls == 0);  // target 1 needs the chunk too
+  BOOST_TEST(rig.transport.drain(0) == 10u);
+  rig.fanout.drop(1);
+  BOOST_TEST((rig.push(10) == Verdict::Taken));
+  BOOST_TEST(calls == 1);
+  BOOST_TEST(rig.transport.take(0).empty());
+  // The end of the stream is always queued, so it comes after every byte.
+  rig.fanout.push(nullptr, 0, nullptr);
+  std::vector<Chunk> end = rig.transport.take(0);
+  BOOST_REQUIRE(end.size() == 1u);
+  BOOST_TEST(end[0] == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(chunk_buffers_are_reused) {
+  Rig rig({0}, 1 << 20, 1 << 10);
+  rig.push(1000);
+  const void* first = rig.transport.take(0)[0]->data();  // the chunk is freed here
+  rig.push(1000);
+  std::vector<Chunk> again = rig.transport.take(0);
+  BOOST_REQUIRE(again.size() == 1u);
+  BOOST_TEST(static_cast<const void*>(again[0]->data()) == first);
+  BOOST_TEST(again[0]->size() == 1000u);
 }
 
 BOOST_AUTO_TEST_CASE(no_targets_refuses_at_once) {

@@ -6,7 +6,32 @@
 
 namespace dart::stdin_path {
 
-Fanout::Fanout(const std::vector<int>& targets, std::size_t high, std::size_t low) : high_(high), low_(low) {
+Chunk ChunkPool::make(const char* data, std::size_t n) {
+  std::unique_ptr<std::vector<char>> b;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!free_.empty()) {
+      b = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  if (!b) b = std::make_unique<std::vector<char>>();
+  b->assign(data, data + n);  // within its capacity: no allocation, no zeroing
+  std::shared_ptr<ChunkPool> self = shared_from_this();
+  return Chunk(b.release(), [self](const std::vector<char>* v) { self->give_back(const_cast<std::vector<char>*>(v)); });
+}
+
+void ChunkPool::give_back(std::vector<char>* b) noexcept {
+  std::unique_ptr<std::vector<char>> owned(b);
+  std::lock_guard<std::mutex> l(mu_);
+  if (free_.size() < keep_) free_.push_back(std::move(owned));
+}
+
+// Buffers kept: a stream that reaches the high-water mark with chunks of
+// the shim's default size (128 KiB) holds high/chunk + 1 of them per
+// target, plus one the writer is on and one the producer is filling.
+Fanout::Fanout(const std::vector<int>& targets, std::size_t high, std::size_t low)
+    : high_(high), low_(low), pool_(std::make_shared<ChunkPool>(high / (128 * 1024) + 4)) {
   targets_.resize(targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) targets_[i].unit = targets[i];
 }
@@ -17,6 +42,25 @@ void Fanout::start(std::vector<Transport*> transports) {
     transports_ = std::move(transports);
   }
   for (Transport* t : transports_) t->start(*this);
+}
+
+void Fanout::set_direct(int target, Direct direct) {
+  std::lock_guard<std::mutex> l(mu_);
+  direct_target_ = target;
+  direct_ = std::move(direct);
+}
+
+std::size_t Fanout::push_direct(const char* data, std::size_t n) {
+  if (!direct_) return 0;
+  Target* only = nullptr;
+  for (Target& t : targets_) {
+    if (t.closed) continue;
+    if (only || t.unit != direct_target_) return 0;
+    only = &t;
+  }
+  // Bytes queued or still with the transport would be overtaken.
+  if (!only || !only->queue.empty() || only->queued != 0) return 0;
+  return std::min(direct_(data, n), n);
 }
 
 Fanout::Target* Fanout::find(int unit) {
@@ -40,7 +84,14 @@ Fanout::Verdict Fanout::push(const char* data, std::size_t n, const Resume& resu
   // producer's stream and tells it.
   const bool open = std::any_of(targets_.begin(), targets_.end(), [](const Target& t) { return !t.closed; });
   if (ended_ || stopping_ || !open) return Verdict::Refused;
-  auto c = std::make_shared<const std::vector<char>>(data, data + n);
+  // A reader that keeps up finds room in its pipe: the chunk goes there at
+  // once, from the shim's buffer. Only what does not fit is copied and
+  // queued for the transport.
+  const std::size_t now = push_direct(data, n);
+  if (now == n) return Verdict::Taken;
+  data += now;
+  n -= now;
+  Chunk c = pool_->make(data, n);
   bool over = false;
   for (Target& t : targets_) {
     if (t.closed) continue;

@@ -1,7 +1,9 @@
 // Flow control of the job's stdin: one producer, several target units.
 //
 // The fan-out takes the producer's chunks, copies each one once and queues
-// it for every target still reading. A target's queue counts the bytes
+// it for every target still reading (or, when one target alone is fed and
+// nothing is owed to it, hands it what fits at once, uncopied: see
+// set_direct). A target's queue counts the bytes
 // accepted for it and not yet delivered (in its pipe). When a chunk lifts
 // any queue to the high-water mark, push() answers Xoff ("taken, now stop"):
 // the producer is paused, so its bytes stay where they are (in dartrun's
@@ -37,6 +39,30 @@ namespace dart::stdin_path {
 // the end of a target's stream.
 using Chunk = std::shared_ptr<const std::vector<char>>;
 
+// Buffers of chunks no target holds any more, kept for the next ones. A
+// stream is thousands of chunks of the same size; allocating each afresh
+// costs page faults and zeroing on the producer's thread, and an munmap
+// (a TLB shoot-down on every core) on the thread that drops the last
+// reference, whenever malloc maps chunks this large. Under MPICH it did
+// for every chunk: the shim's thread spent more than half its time there
+// for 1 GiB. Chunks hold a reference to the pool, so one that outlives the
+// fan-out still frees its buffer.
+class ChunkPool : public std::enable_shared_from_this<ChunkPool> {
+ public:
+  // Keeps at most `keep` buffers: as many as the flow control lets be in
+  // circulation, so memory stays what it is without the pool.
+  explicit ChunkPool(std::size_t keep) : keep_(keep) { free_.reserve(keep); }
+  // A chunk holding a copy of [data, data+n).
+  Chunk make(const char* data, std::size_t n);
+
+ private:
+  void give_back(std::vector<char>* b) noexcept;
+
+  const std::size_t keep_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<std::vector<char>>> free_;
+};
+
 class Fanout;
 
 // Carries chunks from the fan-out's queues to some of its targets, on
@@ -65,6 +91,10 @@ class Fanout {
   // Resumes the paused producer. Called at most once per Xoff, on a
   // transport's thread, with no lock of the fan-out held.
   using Resume = std::function<void()>;
+  // Hands a target bytes at once, without waiting: returns how many of
+  // [data, data+n) it delivered (0 when it cannot now, for whatever
+  // reason; its transport finds out why on the queued path).
+  using Direct = std::function<std::size_t(const char* data, std::size_t n)>;
 
   // `targets`: the units fed, in any order, each once. Water marks in bytes
   // per target, low < high.
@@ -74,6 +104,14 @@ class Fanout {
 
   // Starts the transports; may be called before or after the first push.
   void start(std::vector<Transport*> transports);
+
+  // Lets push() deliver to `target` itself, on the producer's thread, when
+  // it is the only target still fed and nothing is queued or in flight for
+  // it: then ordering cannot suffer, and the chunk needs neither a copy
+  // nor a transport's thread woken for it. What `direct` does not take is
+  // queued as usual. It is called with the fan-out's lock held. Call
+  // before the first push.
+  void set_direct(int target, Direct direct);
 
   // ---- the producer's side (one thread at a time) -------------------------
 
@@ -118,10 +156,13 @@ class Fanout {
   };
 
   Target* find(int unit);
+  // push()'s shortcut; with mu_ held. Returns the bytes delivered.
+  std::size_t push_direct(const char* data, std::size_t n);
   // Called with mu_ held after a queue shrank.
   void maybe_resume(std::unique_lock<std::mutex>& l);
 
   const std::size_t high_, low_;
+  std::shared_ptr<ChunkPool> pool_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Target> targets_;
@@ -130,6 +171,8 @@ class Fanout {
   bool stopping_ = false;
   bool suspended_ = false;
   Resume resume_;
+  int direct_target_ = -1;
+  Direct direct_;
 };
 
 }  // namespace dart::stdin_path

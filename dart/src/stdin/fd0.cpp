@@ -95,6 +95,21 @@ void block_sigpipe() {
   pthread_sigmask(SIG_BLOCK, &s, nullptr);
 }
 
+std::size_t pipe_write_now(int fd, const char* p, std::size_t n) {
+  if (fd < 0 || n == 0) return 0;
+  sigset_t s, old;
+  sigemptyset(&s);
+  sigaddset(&s, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &s, &old);
+  ssize_t w;
+  do {
+    w = ::write(fd, p, n);
+  } while (w < 0 && errno == EINTR);
+  if (w < 0 && errno == EPIPE) discard_sigpipe();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return w > 0 ? static_cast<std::size_t>(w) : 0;
+}
+
 bool pipe_write(int fd, const char* p, std::size_t n, const std::atomic<bool>& stop) {
   while (n) {
     ssize_t w = ::write(fd, p, n);

@@ -56,6 +56,12 @@ class Fd0 {
 // that closes its stdin early never kills the process.
 void block_sigpipe();
 
+// Writes what fits now of [p, p+n) into the non-blocking pipe `fd`, from
+// any thread: SIGPIPE is blocked for the call and a pending one taken
+// back, so a thread that does not block it (the shim's) may call it.
+// Returns the bytes written; 0 when the pipe is full or the reader is gone.
+std::size_t pipe_write_now(int fd, const char* p, std::size_t n);
+
 // Writes all of [p, p+n) into the non-blocking pipe `fd`. False when the
 // reader is gone (EPIPE) or `stop` was raised while the pipe was full.
 bool pipe_write(int fd, const char* p, std::size_t n, const std::atomic<bool>& stop);

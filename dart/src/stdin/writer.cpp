@@ -10,6 +10,12 @@ void PipeWriter::start(Fanout& fanout) {
   thread_ = std::thread([this, &fanout] { run(fanout); });
 }
 
+std::size_t PipeWriter::write_now(const char* data, std::size_t n) {
+  // The write end is closed only after the fan-out stopped feeding this
+  // target, and the fan-out calls this only while it feeds it.
+  return pipe_write_now(fd0_.write_fd(), data, n);
+}
+
 void PipeWriter::join() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();

@@ -21,6 +21,12 @@ class PipeWriter final : public Transport {
   void start(Fanout& fanout) override;
   void join() override;
 
+  // The fan-out's direct delivery (Fanout::set_direct): what fits into the
+  // pipe now, written by the producer's thread while this writer has
+  // nothing in hand. A reader that keeps up then costs one write per chunk
+  // and no hand-over between threads.
+  std::size_t write_now(const char* data, std::size_t n);
+
  private:
   void run(Fanout& fanout);
 

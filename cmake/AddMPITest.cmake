@@ -40,16 +40,61 @@ else()
 endif()
 set(DART_MPIEXEC_PREFLAGS "${DART_MPIEXEC_PREFLAGS}" CACHE INTERNAL "")
 
-# In the sanitizer build, leaks inside the MPI stack are suppressed so that
-# LeakSanitizer reports only our own. Suppressions match by module name, so
-# Open MPI must keep its components loaded (disable_dlclose) and the
-# unwinder must not rely on frame pointers the MPI libraries lack.
+# The sanitizer builds' runtime options, for every test that runs our
+# programs (the test files pass DART_TEST_ENVIRONMENT on).
+#  address: leaks inside the MPI stack are suppressed so that LeakSanitizer
+#    reports only our own. Suppressions match by module name, so Open MPI
+#    must keep its components loaded (disable_dlclose) and the unwinder must
+#    not rely on frame pointers the MPI libraries lack.
+#  thread: a report is never fatal at once (a run shows every race it
+#    meets) but makes the process exit 66, and the lane's script also finds
+#    the reports in the tests' output. Reports wholly inside MPI, libevent,
+#    hwloc or UCX are suppressed (cmake/tsan.supp). Open MPI's memory
+#    patcher and UCX's malloc/mmap hooks rewrite the allocator under TSan's
+#    feet (TSan owns malloc and mmap), so both are turned off.
 set(DART_TEST_ENVIRONMENT "")
-if(DART_SANITIZE)
+if(DART_SANITIZER STREQUAL "address")
   list(APPEND DART_TEST_ENVIRONMENT
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0"
     "ASAN_OPTIONS=fast_unwind_on_malloc=0"
     "OMPI_MCA_mca_base_component_disable_dlclose=1")
+elseif(DART_SANITIZER STREQUAL "thread")
+  list(APPEND DART_TEST_ENVIRONMENT
+    "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/tsan.supp:print_suppressions=0:halt_on_error=0:exitcode=66:second_deadlock_stack=1"
+    "OMPI_MCA_memory=^patcher"
+    "OMPI_MCA_mca_base_component_disable_dlclose=1"
+    "UCX_MEM_MALLOC_HOOKS=no"
+    "UCX_MEM_MMAP_HOOK_MODE=none"
+    "UCX_MEM_EVENTS=no")
+endif()
+
+# A test that loads our instrumented code into a program that is not ours
+# (the pmix Python module into /usr/bin/python3) must preload the
+# sanitizer's runtime, and libstdc++ with it so that the runtime finds
+# __cxa_throw. The interpreter keeps its objects until exit by design, and
+# a leak suppression naming it would match every allocation made through
+# it, ours too: in that test LeakSanitizer is off, the other checks stay.
+set(DART_PRELOAD_ENVIRONMENT "")
+if(DART_SANITIZER)
+  if(DART_SANITIZER STREQUAL "address")
+    set(_rt libasan.so)
+  else()
+    set(_rt libtsan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${_rt}
+    OUTPUT_VARIABLE _rt_path OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+    OUTPUT_VARIABLE _cxx_path OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(IS_ABSOLUTE "${_rt_path}" AND EXISTS "${_rt_path}")
+    list(APPEND DART_PRELOAD_ENVIRONMENT "LD_PRELOAD=${_rt_path} ${_cxx_path}")
+  endif()
+  if(DART_SANITIZER STREQUAL "address")
+    list(APPEND DART_PRELOAD_ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:fast_unwind_on_malloc=0")
+  else()
+    set(_tsan_opts ${DART_TEST_ENVIRONMENT})
+    list(FILTER _tsan_opts INCLUDE REGEX "^TSAN_OPTIONS=")
+    list(APPEND DART_PRELOAD_ENVIRONMENT ${_tsan_opts})
+  endif()
 endif()
 
 # The command line that runs <exe> on <np> ranks, bounded by <timeout>.

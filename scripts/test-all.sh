@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, and runs the
-# whole CTest suite under Open MPI and then under MPICH. Prints each
-# summary and exits non-zero if anything failed under either.
+# whole CTest suite under Open MPI and then under MPICH, then the sanitizer
+# lane (scripts/test-sanitizers.sh: the PMIx shim's and the stdin path's
+# tests under ASan+UBSan and under TSan, Open MPI). Prints each summary and
+# exits non-zero if anything failed in any of them.
 # Usage: scripts/test-all.sh
 set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,6 +32,16 @@ for mpi in openmpi mpich; do
   summary+="$mpi: ${line:-no ctest summary} (ctest exit $rc)"$'\n'
   [ "$rc" -eq 0 ] || status=1
 done
+
+echo "=== sanitizer lane ==="
+sanlog=$(mktemp "${TMPDIR:-/tmp}/test-sanitizers-XXXXXX.log")
+"$top/scripts/test-sanitizers.sh" 2>&1 | tee "$sanlog"
+rc=${PIPESTATUS[0]}
+lines=$(grep -E "^sanitizer (address|thread): " "$sanlog")
+summary+="${lines:-sanitizer lane: no summary (exit $rc)}"$'\n'
+rm -f "$sanlog"
+[ "$rc" -eq 0 ] || status=1
+
 echo
 echo "=== summary ==="
 printf '%s' "$summary"

@@ -75,9 +75,12 @@ PMIXSHIM_EXPORT pmix_status_t PMIx_server_finalize(void);
 /* Suspend (xoff) or resume (!xoff) the processes feeding stdin to this
  * server, as specified by the seed man page (PMIx_server_IOF_flow_control).
  *
- *   source   NULL, a wildcard rank or an empty (wildcard) nspace: every
- *            producer; otherwise the producers with that nspace and rank
- *            (none: no-op).
+ *   source   NULL: every producer.  Otherwise producers are selected as
+ *            PMIx compares process names: an empty nspace matches every
+ *            nspace, PMIX_RANK_WILDCARD every rank, so {ns, WILDCARD} is
+ *            every producer of ns (none: no-op).  In a tool, its own reads
+ *            of a descriptor (PMIx_IOF_push with PMIX_IOF_PUSH_STDIN) are
+ *            the producer, with the tool's identity.
  *   channel  must include PMIX_FWD_STDIN_CHANNEL.
  *   cbfunc   non-NULL: non-blocking; returns PMIX_SUCCESS and calls cbfunc
  *            on the progress thread once the request has been applied.
@@ -87,14 +90,19 @@ PMIXSHIM_EXPORT pmix_status_t PMIx_server_finalize(void);
  * flow-control-capable tool has been sent XOFF/XON (which it obeys by
  * un-arming its own read; a relay passes it to its producers).  Producers
  * that announced no flow-control capability are never sent anything.  An
- * XOFF persists until an XON; XON of a never-suspended stream is a no-op.
+ * XOFF holds a stream until an XON; XON of a never-suspended stream is a
+ * no-op.  It applies to the producers there are when it is applied: one
+ * that connects later starts running (OpenPMIx's rule), so a host that
+ * wants it held answers its first chunk with PMIX_ERR_IOF_XOFF.
  *
- * Returns: PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED, PMIX_ERR_NOT_SUPPORTED
- * (channel lacks stdin), PMIX_ERR_BAD_PARAM (ndirs > 0 with NULL
- * directives), PMIX_ERR_NOMEM, PMIX_ERR_NOT_AVAILABLE (progress engine
- * stopped or stopping), PMIX_ERR_INIT (server not initialised),
+ * Returns, in this order of checks: PMIX_ERR_INIT (neither a server nor a
+ * tool is initialised), PMIX_ERR_NOT_AVAILABLE (progress engine stopped or
+ * stopping), PMIX_ERR_NOT_SUPPORTED (channel lacks stdin),
+ * PMIX_ERR_BAD_PARAM (ndirs > 0 with NULL directives), PMIX_ERR_NOMEM,
  * PMIX_ERR_WOULD_BLOCK (blocking form on the progress thread: nothing done,
- * no callback).  directives must stay valid until cbfunc runs. */
+ * no callback); else PMIX_SUCCESS (non-blocking) or
+ * PMIX_OPERATION_SUCCEEDED (blocking, applied).  directives must stay valid
+ * until cbfunc runs. */
 PMIXSHIM_EXPORT pmix_status_t PMIx_server_IOF_flow_control(const pmix_proc_t *source,
                                                            pmix_iof_channel_t channel, bool xoff,
                                                            const pmix_info_t directives[],
@@ -148,6 +156,7 @@ typedef struct pmixshim_iof_stats {
     uint64_t xoff_received;
     uint64_t xon_received;
     uint64_t bytes_pushed;
+    uint64_t bytes_acked;        /* of those, taken by the server's host */
     /* relays: flow-control requests this process passed to its own
      * producers because its upstream server asked */
     uint64_t relayed_xoff;

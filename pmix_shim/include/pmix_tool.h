@@ -19,6 +19,11 @@ extern "C" {
 #define PMIx_tool_finalize pmixshim_tool_finalize
 #define PMIx_IOF_push pmixshim_iof_push
 
+/* Shim directive of PMIx_IOF_push (not in PMIx): complete at the end of
+ * the stream instead of once the read is set up, i.e. when the server's
+ * host has taken every byte and the end of the stream (see below). (bool) */
+#define PMIX_SHIM_IOF_COMPLETE_AT_END "pmixshim.iof.atend"
+
 /* Start the tool side and connect to a server.
  *
  *   proc  if non-NULL, receives the tool's identity
@@ -39,23 +44,39 @@ PMIXSHIM_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info
  * Returns PMIX_SUCCESS, PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK. */
 PMIXSHIM_EXPORT pmix_status_t PMIx_tool_finalize(void);
 
-/* Push stdin to the connected server.
+/* Push stdin.  In a tool (or a relay, which is tool and server) it goes to
+ * the connected server; in a server that is not a tool it goes to this
+ * server's own host (push_stdin, with the server's identity as source), as
+ * OpenPMIx does.
  *
- *   targets/ntargets  recipients named to the server's host (may be empty)
+ *   targets/ntargets  recipients named to the host (may be empty)
  *   bo != NULL, size > 0  push these bytes (not copied: keep them until
- *                     completion); completes when all are written
- *   bo != NULL, size 0 or bo == NULL without PMIX_IOF_PUSH_STDIN: send EOF
- *   bo == NULL with PMIX_IOF_PUSH_STDIN true: read descriptor 0 (or
- *                     PMIX_SHIM_IOF_FD) until EOF and push everything, then
- *                     EOF; completes at the end
+ *                     completion); completes when the host has taken them
+ *   bo != NULL, size 0 or bo == NULL without PMIX_IOF_PUSH_STDIN: the end
+ *                     of the stream; completes when the host has taken it
+ *   bo == NULL with PMIX_IOF_PUSH_STDIN true (a NULL value means true):
+ *                     read descriptor 0 (or PMIX_SHIM_IOF_FD) until EOF
+ *                     and push everything, then the end of the stream.
+ *                     Completes once the read is set up (OpenPMIx's rule);
+ *                     with PMIX_SHIM_IOF_COMPLETE_AT_END, at the end, when
+ *                     the host has taken every byte and the end.
+ *
+ * "Taken" is what the server acknowledges: a tool's success means the
+ * server's host accepted the data, not that it was written to a socket.  A
+ * server that predates acknowledgements gives only the latter.
  *
  * While the server holds this tool suspended (XOFF), nothing new is read or
  * written: the descriptor's read is un-armed and queued buffers wait; the
- * chunk already being written is finished.  Pushes are applied in call
- * order.  Completion: cbfunc(PMIX_SUCCESS) / blocking return
- * PMIX_OPERATION_SUCCEEDED; PMIX_ERR_IOF_FAILURE if the connection was lost
- * or the server refused the data.  Other returns: PMIX_ERR_INIT,
- * PMIX_ERR_BAD_PARAM, PMIX_ERR_NOT_AVAILABLE, PMIX_ERR_WOULD_BLOCK. */
+ * chunk already being written is finished.  PMIx_server_IOF_flow_control
+ * called in a tool suspends its descriptor reads the same way.  Pushes are
+ * applied in call order.  Completion: cbfunc(PMIX_SUCCESS) / blocking
+ * return PMIX_OPERATION_SUCCEEDED; PMIX_ERR_IOF_FAILURE if the connection
+ * was lost before the server confirmed everything or the server refused
+ * the data (the error log names how many bytes its host took); a server
+ * host's own refusal status in the server role.  Other returns, in this
+ * order of checks: PMIX_ERR_INIT, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_WOULD_BLOCK, PMIX_ERR_BAD_PARAM, PMIX_ERR_NOMEM; in the server
+ * role a host without push_stdin completes with PMIX_ERR_NOT_SUPPORTED. */
 PMIXSHIM_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets,
                                             pmix_byte_object_t *bo,
                                             const pmix_info_t directives[], size_t ndirs,

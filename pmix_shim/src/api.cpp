@@ -33,7 +33,7 @@ Stats g_stats;
 void Stats::reset() {
   for (auto *c : {&xoff, &xon, &xon_on_close, &xoff_sent, &xon_sent, &streams_opened, &streams_closed, &bytes_delivered,
                   &chunks_delivered, &peers_refused, &peers_malformed, &legacy_peers, &xoff_received, &xon_received,
-                  &bytes_pushed, &relayed_xoff, &relayed_xon})
+                  &bytes_pushed, &bytes_acked, &relayed_xoff, &relayed_xon})
     c->store(0);
 }
 
@@ -212,8 +212,9 @@ bool info_uint(const pmix_info_t *info, size_t n, const char *key, uint64_t *out
 
 bool info_flag(const pmix_info_t *info, size_t n, const char *key) {
   const pmix_info_t *i = find_info(info, n, key);
-  // A boolean attribute given without a value means true (PMIx convention).
-  return i && (i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag));
+  // OpenPMIx's reading: no value, a true bool, or a string such as "true"
+  // or "yes" all mean true.
+  return i && PMIx_Info_true(i) == PMIX_BOOL_TRUE;
 }
 
 std::string random_secret() {
@@ -346,6 +347,7 @@ void pmixshim_get_iof_stats(pmixshim_iof_stats_t *out) {
   out->xoff_received = g_stats.xoff_received;
   out->xon_received = g_stats.xon_received;
   out->bytes_pushed = g_stats.bytes_pushed;
+  out->bytes_acked = g_stats.bytes_acked;
   out->relayed_xoff = g_stats.relayed_xoff;
   out->relayed_xon = g_stats.relayed_xon;
   out->engine_running = g_stats.engine_running;
@@ -421,12 +423,11 @@ pmix_status_t pmixshim_server_contact(char *uri, size_t urilen, char *secret, si
   return PMIX_SUCCESS;
 }
 
-// Common shape of the server's request calls: checks in the order the man
-// page lists them, then post (and wait, for the blocking form).
-static pmix_status_t server_request(const char *call, pmix_op_cbfunc_t cbfunc, void *cbdata,
-                                    std::function<void(Completion)> apply) {
-  Role r = g_server.load();
-  if (r == Role::down) return PMIX_ERR_INIT;
+// Common shape of the request calls once their arguments are checked:
+// post (and wait, for the blocking form).  `r` is the role the request
+// needs; the request finds that role gone if it was finalized meanwhile.
+static pmix_status_t post_request(const char *call, Role r, pmix_op_cbfunc_t cbfunc, void *cbdata,
+                                  std::function<void(Completion)> apply) {
   auto e = engine();
   if (r == Role::finalizing || !e || !e->accepting()) return PMIX_ERR_NOT_AVAILABLE;
   if (!cbfunc && Engine::on_progress_thread()) return would_block(call);
@@ -441,13 +442,7 @@ static pmix_status_t server_request(const char *call, pmix_op_cbfunc_t cbfunc, v
   }
   bool posted;
   try {
-    posted = e->post([apply, c]() mutable {
-      if (!core().server) {
-        c.finish(PMIX_ERR_NOT_AVAILABLE);
-        return;
-      }
-      apply(std::move(c));
-    });
+    posted = e->post([apply, c]() mutable { apply(std::move(c)); });
   } catch (const std::bad_alloc &) {
     return PMIX_ERR_NOMEM;
   }
@@ -459,29 +454,50 @@ pmix_status_t pmixshim_server_IOF_flow_control(const pmix_proc_t *source, pmix_i
                                                const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
                                                void *cbdata) {
   const char *call = "PMIx_server_IOF_flow_control";
-  Role r = g_server.load();
-  if (r == Role::down) return PMIX_ERR_INIT;
+  // The checks in OpenPMIx's order: initialised (as a server or a tool),
+  // engine running, channel; then the shim's own argument check.
+  Role srv = g_server.load(), tl = g_tool.load();
+  if (srv == Role::down && tl == Role::down) return PMIX_ERR_INIT;
+  Role r = srv != Role::down ? srv : tl;
+  auto e = engine();
+  if (r == Role::finalizing || !e || !e->accepting()) return PMIX_ERR_NOT_AVAILABLE;
   if (!(channel & PMIX_FWD_STDIN_CHANNEL)) {
     log(LogLevel::warn, call, "channel 0x%x does not include PMIX_FWD_STDIN_CHANNEL", channel);
     return PMIX_ERR_NOT_SUPPORTED;
   }
-  if (ndirs && !directives) return PMIX_ERR_BAD_PARAM;
+  if (ndirs && !directives) {
+    log(LogLevel::error, call, "%zu directives given as NULL", ndirs);
+    return PMIX_ERR_BAD_PARAM;
+  }
   bool have_src = source != nullptr;
   pmix_proc_t src{};
   if (have_src) pmixshim_load_procid(&src, source->nspace, source->rank);
-  return server_request(call, cbfunc, cbdata, [have_src, src, xoff](Completion c) mutable {
-    srv_flow_control(have_src ? &src : nullptr, xoff);
+  // A server suspends its producers; in a tool (or a relay, which is both)
+  // the tool's own reads of a descriptor are producers too.
+  return post_request(call, r, cbfunc, cbdata, [have_src, src, xoff](Completion c) mutable {
+    if (!core().server && !core().tool) {
+      c.finish(PMIX_ERR_NOT_AVAILABLE);
+      return;
+    }
+    const pmix_proc_t *sel = have_src ? &src : nullptr;
+    if (core().server) srv_flow_control(sel, xoff);
+    if (core().tool) tool_flow_control(sel, xoff);
     c.finish(PMIX_SUCCESS);
   });
 }
 
 pmix_status_t pmixshim_server_read_stdin(int fd, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
                                          void *cbdata) {
-  if (ndirs && !directives) return PMIX_ERR_BAD_PARAM;
-  if (fd < 0) return g_server.load() == Role::down ? PMIX_ERR_INIT : PMIX_ERR_BAD_PARAM;
+  Role r = g_server.load();
+  if (r == Role::down) return PMIX_ERR_INIT;
+  if ((ndirs && !directives) || fd < 0) return PMIX_ERR_BAD_PARAM;
   size_t chunk = chunk_of(directives, ndirs);
-  return server_request("pmixshim_server_read_stdin", cbfunc, cbdata, [fd, chunk](Completion c) mutable {
-    pmix_status_t rc = srv_read_stdin(fd, chunk, c);
+  return post_request("pmixshim_server_read_stdin", r, cbfunc, cbdata, [fd, chunk](Completion c) mutable {
+    if (!core().server) {
+      c.finish(PMIX_ERR_NOT_AVAILABLE);
+      return;
+    }
+    pmix_status_t rc = srv_read_stdin(fd, chunk, {}, c, true);
     // On success the stream owns the completion (finished at its end).
     if (rc != PMIX_SUCCESS) c.finish(rc);
   });
@@ -512,7 +528,8 @@ pmix_status_t pmixshim_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t n
   auto t = std::make_unique<ToolState>();
   pmixshim_load_procid(&t->me, ns.c_str(), static_cast<pmix_rank_t>(rank));
   t->flow = !info_flag(info, ninfo, PMIX_SHIM_NO_FLOW_CONTROL);
-  pmix_status_t rc = tool_connect(uri, secret, t->me, t->flow, static_cast<unsigned>(tmo), &t->fd, &t->server_flow);
+  pmix_status_t rc = tool_connect(uri, secret, t->me, t->flow, static_cast<unsigned>(tmo), &t->fd, &t->server_flow,
+                                  &t->server_ack);
   if (rc != PMIX_SUCCESS) {
     log(LogLevel::error, "PMIx_tool_init", "cannot connect to %s: %s", uri.c_str(), pmixshim_error_string(rc));
     return rc;
@@ -528,6 +545,7 @@ pmix_status_t pmixshim_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t n
     fresh->fd = holder->fd;
     fresh->flow = holder->flow;
     fresh->server_flow = holder->server_flow;
+    fresh->server_ack = holder->server_ack;
     fresh->me = holder->me;
     tool_install(std::move(fresh));
   });
@@ -549,14 +567,22 @@ pmix_status_t pmixshim_tool_finalize(void) {
 pmix_status_t pmixshim_iof_push(const pmix_proc_t targets[], size_t ntargets, pmix_byte_object_t *bo,
                                 const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata) {
   const char *call = "PMIx_IOF_push";
-  Role role = g_tool.load();
-  if (role == Role::down) return PMIX_ERR_INIT;
-  if ((ntargets && !targets) || (ndirs && !directives) || ntargets > wire::kMaxTargets ||
-      (bo && bo->size && !bo->bytes))
-    return PMIX_ERR_BAD_PARAM;
+  // A tool (or a relay: tool and server) pushes to its server; a server
+  // alone hands its own stdin to its host, as OpenPMIx does.
+  Role tl = g_tool.load(), srv = g_server.load();
+  bool as_tool = tl != Role::down;
+  if (!as_tool && srv == Role::down) return PMIX_ERR_INIT;
+  Role role = as_tool ? tl : srv;
   auto e = engine();
   if (role == Role::finalizing || !e || !e->accepting()) return PMIX_ERR_NOT_AVAILABLE;
   if (!cbfunc && Engine::on_progress_thread()) return would_block(call);
+  if ((ntargets && !targets) || (ndirs && !directives) || ntargets > wire::kMaxTargets ||
+      (bo && bo->size && !bo->bytes)) {
+    log(LogLevel::error, call, "bad arguments (ntargets %zu with targets %s, ndirs %zu with directives %s, bo size %zu)",
+        ntargets, targets ? "set" : "NULL", ndirs, directives ? "set" : "NULL", bo ? bo->size : size_t{0});
+    return PMIX_ERR_BAD_PARAM;
+  }
+  bool at_end = info_flag(directives, ndirs, PMIX_SHIM_IOF_COMPLETE_AT_END);
   std::unique_ptr<PushReq> r;
   std::future<pmix_status_t> fut;
   try {
@@ -586,12 +612,22 @@ pmix_status_t pmixshim_iof_push(const pmix_proc_t targets[], size_t ntargets, pm
     fut = r->done.waiter->get_future();
   }
   std::shared_ptr<PushReq> holder(std::move(r));
-  if (!e->post([holder] {
-        auto req = std::make_unique<PushReq>();
-        *req = std::move(*holder);
-        tool_push(std::move(req));
-      }))
-    return PMIX_ERR_NOT_AVAILABLE;
+  bool posted = e->post([holder, as_tool, at_end] {
+    PushReq &q = *holder;
+    if (as_tool) {
+      auto req = std::make_unique<PushReq>();
+      *req = std::move(q);
+      tool_push(std::move(req), at_end);
+    } else if (!core().server) {
+      q.done.finish(PMIX_ERR_NOT_AVAILABLE);
+    } else if (q.kind == PushReq::Kind::input) {
+      pmix_status_t rc = srv_read_stdin(q.in.fd, q.in.buf.size(), q.targets, q.done, at_end);
+      if (rc != PMIX_SUCCESS) q.done.finish(rc);
+    } else {
+      srv_push_data(q.targets, q.data, q.size, q.done);
+    }
+  });
+  if (!posted) return PMIX_ERR_NOT_AVAILABLE;
   return cbfunc ? PMIX_SUCCESS : fut.get();
 }
 

@@ -26,7 +26,8 @@ struct Stats {
   std::atomic<uint64_t> xoff{0}, xon{0}, xon_on_close{0}, xoff_sent{0}, xon_sent{0};
   std::atomic<uint64_t> streams_opened{0}, streams_closed{0}, bytes_delivered{0}, chunks_delivered{0};
   std::atomic<uint64_t> peers_refused{0}, peers_malformed{0}, legacy_peers{0};
-  std::atomic<uint64_t> xoff_received{0}, xon_received{0}, bytes_pushed{0}, relayed_xoff{0}, relayed_xon{0};
+  std::atomic<uint64_t> xoff_received{0}, xon_received{0}, bytes_pushed{0}, bytes_acked{0}, relayed_xoff{0},
+      relayed_xon{0};
   std::atomic<uint32_t> engine_running{0};
   void reset();
 };
@@ -70,6 +71,9 @@ struct Producer {
   pmix_proc_t source{};
   std::vector<pmix_proc_t> targets;
   bool flow = true;        // flow-control capable (own reads always are)
+  bool ack = false;        // the tool asked for ACK frames
+  uint64_t accepted = 0;   // DATA bytes the host has taken from this stream
+  size_t inflight = 0;     // bytes of the chunk now with the host
   bool host_off = false;   // suspended by the host (API or XOFF status)
   bool relay_off = false;  // suspended because our own server suspended us
   bool pending = false;    // a chunk is with the host
@@ -109,7 +113,6 @@ struct ServerState {
   bool listen_unix = false;
   event *accept_ev = nullptr;
   std::string unix_path, unix_dir;
-  bool all_off = false;       // a wildcard XOFF is in force: new producers start suspended
   bool upstream_off = false;  // our tool side is suspended: relay to new producers too
   std::map<uint64_t, std::unique_ptr<Producer>> producers;
   // Producers closed during the current callback.  Any step of delivery
@@ -131,6 +134,10 @@ struct PushReq {
   Input in;
   bool eof_seen = false;
   bool end_sent = false;
+  // Written, waiting for the server's ACK: complete once the host has
+  // taken every DATA byte up to end_offset (and the END, if it sent one).
+  uint64_t end_offset = 0;
+  bool await_end = false;
   Completion done;
 };
 
@@ -142,8 +149,14 @@ struct ToolState {
   bool flow = true;
   bool server_flow = true;
   bool suspended = false;
+  bool server_ack = false;  // the server sends ACK frames
+  bool local_off = false;   // PMIx_server_IOF_flow_control on this tool: its own reads stop
   pmix_proc_t me{};
   std::deque<std::unique_ptr<PushReq>> queue;
+  std::deque<std::unique_ptr<PushReq>> awaiting;  // written, not yet acknowledged
+  uint64_t pushed = 0;      // DATA bytes whose frames were started
+  uint64_t acked = 0;       // DATA bytes the server's host has taken
+  bool end_acked = false;
   bool targets_sent = false;
   std::vector<pmix_proc_t> sent_targets;
   // The frame being written: control bytes (header, small payload) then
@@ -154,7 +167,7 @@ struct ToolState {
   size_t tx_done = 0;
   bool tx_active = false;
   bool in_pump = false;
-  unsigned char rx[64];
+  unsigned char rx[64];  // control frames only: the largest is an ACK
   size_t rx_len = 0;
 };
 

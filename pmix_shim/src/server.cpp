@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -131,6 +132,16 @@ void send_frame(Producer &p, wire::Type type, const unsigned char *payload, uint
   flush_tx(p);  // a broken connection shows up on the read side
 }
 
+// Tells an acknowledging tool how much its host has taken (see wire.hpp).
+void send_ack(Producer &p, bool end) {
+  if (p.own || !p.ack) return;
+  unsigned char b[wire::kAckPayload];
+  wire::put_u32(b, static_cast<uint32_t>(p.accepted));
+  wire::put_u32(b + 4, static_cast<uint32_t>(p.accepted >> 32));
+  wire::put_u32(b + 8, end ? wire::kAckEnd : 0);
+  send_frame(p, wire::Type::ack, b, sizeof b);
+}
+
 // Moves one suspension reason of p; counts and signals transitions of the
 // stream as a whole.  Producers without flow control are never touched.
 void set_reason(Producer &p, bool relay, bool on) {
@@ -162,6 +173,7 @@ void set_reason(Producer &p, bool relay, bool on) {
 bool deliver(Producer &p, const unsigned char *data, size_t n, bool abnormal) {
   auto &s = *core().server;
   p.pending = true;
+  p.inflight = n;
   if (n == 0) {
     p.eof_in_flight = true;
     p.ended = true;
@@ -186,6 +198,8 @@ bool finish_chunk(Producer &p, pmix_status_t st) {
   bool eof = p.eof_in_flight;
   p.eof_in_flight = false;
   if (eof) {
+    // Before a close, so a tool still reading learns it.
+    if (st == PMIX_SUCCESS || st == PMIX_ERR_IOF_XOFF) send_ack(p, true);
     if (p.own) {
       close_producer(p, p.close_when_done ? PMIX_ERR_IOF_FAILURE : PMIX_SUCCESS);
       return false;
@@ -196,6 +210,10 @@ bool finish_chunk(Producer &p, pmix_status_t st) {
     }
     update_arming(p);  // keep reading to see the tool hang up
     return true;
+  }
+  if (st == PMIX_SUCCESS || st == PMIX_ERR_IOF_XOFF) {
+    p.accepted += p.inflight;
+    send_ack(p, false);
   }
   if (st == PMIX_ERR_IOF_XOFF) {
     // "Taken, now stop": the data is delivered, the stream suspended.
@@ -279,7 +297,7 @@ bool handle_hello(Producer &p, const unsigned char *pl, uint32_t len) {
   unsigned char w[14];
   wire::put_u32(w, wire::kMagic);
   wire::put_u16(w + 4, wire::kVersion);
-  wire::put_u32(w + 6, wire::kCapFlowControl);
+  wire::put_u32(w + 6, wire::kCapFlowControl | wire::kCapAck);
   if (!secrets_equal(s.secret, secret, seclen)) {
     g_stats.peers_refused++;
     log(LogLevel::error, "pmix_shim server", "refused a tool connection (%s:%u): authentication failed", ns, rank);
@@ -298,12 +316,12 @@ bool handle_hello(Producer &p, const unsigned char *pl, uint32_t len) {
   p.hello = true;
   if (p.hello_timer) event_del(p.hello_timer);
   p.flow = (caps & wire::kCapFlowControl) != 0;
+  p.ack = (caps & wire::kCapAck) != 0;
   if (!p.flow) g_stats.legacy_peers++;
   pmixshim_load_procid(&p.source, ns, rank);
   g_stats.streams_opened++;
   log(LogLevel::info, "pmix_shim server", "tool %s:%u connected (protocol %u, flow control %s)", ns, rank, version,
       p.flow ? "yes" : "no");
-  if (s.all_off) set_reason(p, false, true);
   if (s.upstream_off) set_reason(p, true, true);
   return true;
 }
@@ -445,6 +463,12 @@ void on_accept(evutil_socket_t lfd, short, void *) {
         continue;
       }
     }
+    if (!s.listen_unix) {
+      // XON and ACK frames are a few bytes each: sent at once, not when
+      // the kernel's small-packet batching lets them go.
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
     auto p = std::make_unique<Producer>();
     p->id = g_next_id++;
     p->fd = fd;
@@ -532,7 +556,8 @@ void srv_teardown() {
   c.server.reset();
 }
 
-pmix_status_t srv_read_stdin(int fd, size_t chunk, Completion done) {
+pmix_status_t srv_read_stdin(int fd, size_t chunk, std::vector<pmix_proc_t> targets, Completion done,
+                             bool at_end) {
   auto &s = *core().server;
   for (auto &kv : s.producers)
     if (kv.second->own && kv.second->in.fd == fd) return PMIX_ERR_EXISTS;
@@ -540,31 +565,74 @@ pmix_status_t srv_read_stdin(int fd, size_t chunk, Completion done) {
   p->id = g_next_id++;
   p->own = true;
   p->source = s.me;
+  p->targets = std::move(targets);
   if (!p->in.open(engine_base(), fd, chunk, on_own_read, id_to_ptr(p->id))) return PMIX_ERR_BAD_PARAM;
-  p->done = std::move(done);
   g_stats.streams_opened++;
   Producer &ref = *p;
   s.producers.emplace(p->id, std::move(p));
-  if (s.all_off) set_reason(ref, false, true);
+  if (at_end) ref.done = std::move(done);
+  else done.finish(PMIX_SUCCESS);  // the read is set up: that is all the caller waits for
   if (s.upstream_off) set_reason(ref, true, true);
   update_arming(ref);
   return PMIX_SUCCESS;
 }
 
-static bool matches(const pmix_proc_t &src, const pmix_proc_t *sel) {
-  if (!sel || sel->rank == PMIX_RANK_WILDCARD || sel->nspace[0] == '\0') return true;
-  return src.rank == sel->rank && std::strncmp(src.nspace, sel->nspace, PMIX_MAX_NSLEN) == 0;
+namespace {
+
+struct DirectPush {
+  Completion done;
+};
+
+void direct_push_done(pmix_status_t st, void *cbdata) {
+  // Thread-shift, as for producers: the host may complete from anywhere.
+  auto *d = static_cast<DirectPush *>(cbdata);
+  if (!post_to_engine([d, st] {
+        d->done.finish(st == PMIX_ERR_IOF_XOFF ? PMIX_SUCCESS : st);
+        delete d;
+      })) {
+    // The engine is gone (finalize ran first): report it here.
+    d->done.finish(PMIX_ERR_NOT_AVAILABLE);
+    delete d;
+  }
+}
+
+}  // namespace
+
+void srv_push_data(const std::vector<pmix_proc_t> &targets, const char *data, size_t size, Completion done) {
+  auto &s = *core().server;
+  if (!s.module.push_stdin) {
+    done.finish(PMIX_ERR_NOT_SUPPORTED);
+    return;
+  }
+  pmix_byte_object_t bo{const_cast<char *>(data), size};
+  auto *d = new DirectPush{std::move(done)};
+  pmix_status_t rc = s.module.push_stdin(&s.me, targets.empty() ? nullptr : targets.data(), targets.size(), nullptr, 0,
+                                         &bo, direct_push_done, d);
+  if (rc == PMIX_SUCCESS) return;  // the host completes through direct_push_done
+  // Completed at once.  "Taken, now stop" has no stream to stop here: the
+  // data was taken, which is all this push asked.
+  d->done.finish(rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_IOF_XOFF ? PMIX_SUCCESS : rc);
+  delete d;
+}
+
+// A source selects a producer as PMIx compares process names: an empty
+// nspace matches every nspace and PMIX_RANK_WILDCARD every rank, so
+// {nspace, WILDCARD} is every producer of that nspace and NULL everyone.
+bool srv_matches(const pmix_proc_t &src, const pmix_proc_t *sel) {
+  if (!sel) return true;
+  bool ns = sel->nspace[0] == '\0' || std::strncmp(src.nspace, sel->nspace, PMIX_MAX_NSLEN) == 0;
+  return ns && (sel->rank == PMIX_RANK_WILDCARD || src.rank == sel->rank);
 }
 
 void srv_flow_control(const pmix_proc_t *source, bool xoff) {
   auto &s = *core().server;
-  // NULL, a wildcard rank or a wildcard (empty) nspace: every producer,
-  // as the man page says -- including ones that connect later.
-  bool every = !source || source->rank == PMIX_RANK_WILDCARD || source->nspace[0] == '\0';
-  if (every) s.all_off = xoff;
+  // Applied to the producers there are now; one that connects later
+  // starts running (OpenPMIx's rule: an XOFF is not a lasting state of
+  // the server).  A host that wants it stopped answers its first chunk
+  // with PMIX_ERR_IOF_XOFF.
   std::vector<uint64_t> ids;
   for (auto &kv : s.producers)
-    if (matches(kv.second->source, source)) ids.push_back(kv.first);
+    if (srv_matches(kv.second->source, source)) ids.push_back(kv.first);
   for (uint64_t id : ids)
     if (Producer *p = find(id)) set_reason(*p, false, xoff);
 }

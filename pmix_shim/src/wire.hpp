@@ -19,6 +19,12 @@
 //            that announced kCapFlowControl.
 //   FAILURE  server -> tool: i32 status; the host refused the data, the
 //            server closes the stream.
+//   ACK      server -> tool, 12 bytes: u32 low, u32 high half of the count
+//            of DATA bytes the server's host has taken so far on this
+//            connection, u32 flags (kAckEnd: the host has also taken the
+//            end of the stream).  Sent after every chunk the host took
+//            and after the END, only to a peer that announced kCapAck, so
+//            a tool's success can mean "delivered", not "written".
 //
 // Capabilities are a bit set, so a newer peer can announce more and an
 // older one ignores what it does not know; the version is the highest the
@@ -34,6 +40,9 @@ namespace pmixshim::wire {
 constexpr uint32_t kMagic = 0x53584d50;  // "PMXS"
 constexpr uint16_t kVersion = 1;
 constexpr uint32_t kCapFlowControl = 1u << 0;
+constexpr uint32_t kCapAck = 1u << 1;
+constexpr uint32_t kAckEnd = 1u << 0;
+constexpr uint32_t kAckPayload = 12;
 
 constexpr size_t kHeaderSize = 8;
 constexpr uint32_t kMaxDataPayload = 1u << 20;
@@ -51,6 +60,7 @@ enum class Type : uint16_t {
   xoff = 6,
   xon = 7,
   failure = 8,
+  ack = 9,
 };
 
 inline void put_u16(unsigned char *p, uint16_t v) {

@@ -600,16 +600,20 @@ struct Pusher {
       PMIX_INFO_LOAD(&info[2], PMIX_SHIM_CONNECT_TIMEOUT_MS, &tmo, PMIX_UINT32);
       PMIX_INFO_LOAD(&info[3], PMIX_TOOL_RANK, &rank, PMIX_UINT32);
       result = PMIx_tool_init(nullptr, info, 4);
+      for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
       connected = result == PMIX_SUCCESS;
       if (connected || result != PMIX_ERR_UNREACH || Clock::now() > give_up) break;
     }
     if (connected && !job_done.load()) {
       bool yes = true;
       int fd = 0;
-      pmix_info_t dirs[2];
+      // Completes at the end of the stream, once unit 0's host has taken
+      // every byte: push=SUCCESS then means delivered, not just written.
+      pmix_info_t dirs[3];
       PMIX_INFO_LOAD(&dirs[0], PMIX_IOF_PUSH_STDIN, &yes, PMIX_BOOL);
       PMIX_INFO_LOAD(&dirs[1], PMIX_SHIM_IOF_FD, &fd, PMIX_INT);
-      result = PMIx_IOF_push(nullptr, 0, nullptr, dirs, 2, nullptr, nullptr);
+      PMIX_INFO_LOAD(&dirs[2], PMIX_SHIM_IOF_COMPLETE_AT_END, &yes, PMIX_BOOL);
+      result = PMIx_IOF_push(nullptr, 0, nullptr, dirs, 3, nullptr, nullptr);
       if (result == PMIX_OPERATION_SUCCEEDED) result = PMIX_SUCCESS;
     }
     release_stdin();
@@ -839,13 +843,21 @@ int main(int argc, char **argv) {
   if (const int left = remove_job_objects(key))
     std::fprintf(stderr, "dartrun: removed %d shared-memory object%s the job left in /dev/shm\n", left,
                  left == 1 ? "" : "s");
+  pmixshim_iof_stats_t s{};
+  pmixshim_get_iof_stats(&s);
+  // A push that failed says how far delivery got.  The exit status stays
+  // the job's: a program may stop reading its stdin and still succeed (the
+  // host then refuses the rest), and a unit 0 that died fails the job.
+  if (push && pusher.result != PMIX_SUCCESS && s.bytes_acked < s.bytes_pushed)
+    std::fprintf(stderr, "dartrun: stdin: the job took %llu of the %llu bytes read (%s)\n",
+                 static_cast<unsigned long long>(s.bytes_acked), static_cast<unsigned long long>(s.bytes_pushed),
+                 PMIx_Error_string(pusher.result));
   if (o.stats) {
-    pmixshim_iof_stats_t s{};
-    pmixshim_get_iof_stats(&s);
     std::fprintf(stderr,
-                 "dartrun: stats: bytes_pushed=%llu xoff_received=%llu xon_received=%llu push=%s "
+                 "dartrun: stats: bytes_pushed=%llu bytes_acked=%llu xoff_received=%llu xon_received=%llu push=%s "
                  "rendezvous=%s peers_dropped=%u peak_rss_kib=%ld exit=%d\n",
-                 static_cast<unsigned long long>(s.bytes_pushed), static_cast<unsigned long long>(s.xoff_received),
+                 static_cast<unsigned long long>(s.bytes_pushed), static_cast<unsigned long long>(s.bytes_acked),
+                 static_cast<unsigned long long>(s.xoff_received),
                  static_cast<unsigned long long>(s.xon_received), push ? PMIx_Error_string(pusher.result) : "none",
                  pusher.mode == Rendezvous::tcp ? "tcp" : "unix", pusher.peers_dropped, peak_rss_kib(), code);
   }

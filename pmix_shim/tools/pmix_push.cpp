@@ -7,9 +7,10 @@
 // The server's URI and secret default to $PMIX_SHIM_SERVER_URI and
 // $PMIX_SHIM_SECRET.  XOFF from the server un-arms our read, so whatever
 // feeds us (a pipe, `cat`) blocks; a relay also passes XOFF/XON on to its
-// own producers.  Exit status 0 when everything, and the end of the stream,
-// was written to the server; the protocol has no acknowledgement, so a
-// refusal the server sends after our last frame is not seen (1 when it is).
+// own producers.  Exit status 0 when the server acknowledged that its host
+// took every byte and the end of the stream; 1 otherwise, with the count
+// of bytes its host took on stderr (a server that predates
+// acknowledgements can only confirm that everything was written).
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
@@ -65,8 +66,9 @@ struct Fwd {
 
 void forwarded(pmix_status_t st, void *cbdata) {
   auto *f = static_cast<Fwd *>(cbdata);
-  // The chunk is completed towards our producer only once it is written
-  // upstream: until then our server reads nothing more from it.
+  // The chunk is completed towards our producer only once the upstream
+  // host took it: until then our server reads nothing more from it, and
+  // our producer's acknowledgement means what upstream's does.
   f->cb(st == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_IOF_FAILURE, f->cbdata);
   delete f;
 }
@@ -113,10 +115,10 @@ void print_stats() {
   pmixshim_get_iof_stats(&s);
   std::fprintf(stderr,
                "pmix_push stats: xoff_received=%llu xon_received=%llu relayed_xoff=%llu relayed_xon=%llu "
-               "xoff=%llu xon=%llu bytes_pushed=%llu\n",
+               "xoff=%llu xon=%llu bytes_pushed=%llu bytes_acked=%llu\n",
                (unsigned long long)s.xoff_received, (unsigned long long)s.xon_received,
                (unsigned long long)s.relayed_xoff, (unsigned long long)s.relayed_xon, (unsigned long long)s.xoff,
-               (unsigned long long)s.xon, (unsigned long long)s.bytes_pushed);
+               (unsigned long long)s.xon, (unsigned long long)s.bytes_pushed, (unsigned long long)s.bytes_acked);
 }
 
 }  // namespace
@@ -192,6 +194,7 @@ int main(int argc, char **argv) {
     info.push_back(it);
   }
   pmix_status_t rc = PMIx_tool_init(nullptr, info.data(), info.size());
+  for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
   if (rc != PMIX_SUCCESS) {
     std::fprintf(stderr, "pmix_push: cannot connect: %s\n", PMIx_Error_string(rc));
     return 1;
@@ -208,6 +211,7 @@ int main(int argc, char **argv) {
     pmix_server_module_t module{};
     module.push_stdin = relay_stdin;
     rc = PMIx_server_init(&module, sinfo.data(), sinfo.size());
+    for (pmix_info_t &i : sinfo) PMIX_INFO_DESTRUCT(&i);
     if (rc != PMIX_SUCCESS || !write_contact(o.contact_file)) {
       std::fprintf(stderr, "pmix_push: cannot start the relay server: %s\n", PMIx_Error_string(rc));
       PMIx_tool_finalize();
@@ -229,12 +233,15 @@ int main(int argc, char **argv) {
         return 1;
       }
     }
-    std::vector<pmix_info_t> dirs(2);
+    // Completion at the end of the stream, once the server's host has
+    // taken all of it: that is what our exit status reports.
+    std::vector<pmix_info_t> dirs(3);
     PMIX_INFO_LOAD(&dirs[0], PMIX_IOF_PUSH_STDIN, &t, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], PMIX_SHIM_IOF_FD, &fd, PMIX_INT);
+    PMIX_INFO_LOAD(&dirs[2], PMIX_SHIM_IOF_COMPLETE_AT_END, &t, PMIX_BOOL);
     if (o.chunk) {
-      dirs.resize(3);
-      PMIX_INFO_LOAD(&dirs[2], PMIX_SHIM_CHUNK_SIZE, &o.chunk, PMIX_SIZE);
+      dirs.resize(4);
+      PMIX_INFO_LOAD(&dirs[3], PMIX_SHIM_CHUNK_SIZE, &o.chunk, PMIX_SIZE);
     }
     rc = PMIx_IOF_push(nullptr, 0, nullptr, dirs.data(), dirs.size(), nullptr, nullptr);
     if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
@@ -243,7 +250,10 @@ int main(int argc, char **argv) {
   PMIx_tool_finalize();
   if (o.stats) print_stats();
   if (rc != PMIX_SUCCESS) {
-    std::fprintf(stderr, "pmix_push: %s\n", PMIx_Error_string(rc));
+    pmixshim_iof_stats_t s;
+    pmixshim_get_iof_stats(&s);
+    std::fprintf(stderr, "pmix_push: %s: the server's host took %llu of the %llu bytes pushed\n",
+                 PMIx_Error_string(rc), (unsigned long long)s.bytes_acked, (unsigned long long)s.bytes_pushed);
     return 1;
   }
   return 0;

@@ -460,6 +460,25 @@ bool server_up() {
   return pmixshim_server_contact(nullptr, 0, nullptr, 0) != PMIX_ERR_INIT;
 }
 
+// Finalizes the server and, once it is down, forgets its host callable.
+// Pending non-blocking calls complete inside, on the progress thread, which
+// needs the GIL for their callbacks.  Only a server that is down can no
+// longer call the host; from inside push_stdin finalize returns
+// PMIX_ERR_WOULD_BLOCK and the callable stays.
+pmix_status_t finalize_server() {
+  pmix_status_t rc;
+  {
+    py::gil_scoped_release nogil;
+    rc = PMIx_server_finalize();
+  }
+  if (rc == PMIX_SUCCESS) {
+    drop_push_stdin();
+    g_server_generation++;
+    g_started = false;
+  }
+  return rc;
+}
+
 class PMIxServer {
  public:
   int init(const py::object &keyvals, const py::object &map, const std::optional<py::function> &push_stdin) {
@@ -540,24 +559,7 @@ class PMIxServer {
     });
   }
 
-  int finalize() {
-    pmix_status_t rc;
-    {
-      // Pending non-blocking calls complete inside, on the progress thread,
-      // which needs the GIL for their callbacks.
-      py::gil_scoped_release nogil;
-      rc = PMIx_server_finalize();
-    }
-    // Only a server that is down can no longer call the host; from
-    // inside push_stdin finalize returns PMIX_ERR_WOULD_BLOCK and the
-    // callable stays.
-    if (rc == PMIX_SUCCESS) {
-      drop_push_stdin();
-      g_server_generation++;
-      g_started = false;
-    }
-    return rc;
-  }
+  int finalize() { return finalize_server(); }
 
   bool initialized() { return server_up(); }
 
@@ -596,18 +598,7 @@ void finalize_at_exit() {
     std::lock_guard<std::mutex> l(nb().mu);
     nb().closing = true;
   }
-  if (g_started || g_push_stdin) {
-    pmix_status_t rc;
-    {
-      py::gil_scoped_release nogil;
-      rc = PMIx_server_finalize();
-    }
-    if (rc == PMIX_SUCCESS) {
-      drop_push_stdin();
-      g_server_generation++;
-      g_started = false;
-    }
-  }
+  if (g_started || g_push_stdin) finalize_server();
   // Finalize completed the calls made to this module's server.  What is
   // left was accepted by a server or tool someone else runs in this
   // process; give it a while, then leave the rest alone.  A callback that

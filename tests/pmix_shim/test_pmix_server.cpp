@@ -1,7 +1,8 @@
 // Covers, in one process: the headers' constants; every return code of
 // PMIx_server_IOF_flow_control (before init, wrong channel, blocking and
 // non-blocking success, engine stopping, after finalize); the server reading
-// a descriptor on its own behalf (pipe and regular file) with XOFF by the API
+// a descriptor on its own behalf (pipe and regular file, and its own fd 0
+// through PMIx_IOF_push as OpenPMIx servers ask for it) with XOFF by the API
 // and by the push_stdin status, the read proven un-armed (the bytes stay in
 // the pipe); named and wildcard sources on the own stream; finalize while
 // suspended; PMIX_ERR_WOULD_BLOCK from every upcall context; the progress
@@ -246,6 +247,48 @@ BOOST_AUTO_TEST_CASE(named_and_wildcard_sources_on_the_own_stream) {
   }
   BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
   check_paired();
+}
+
+// A server alone reads its own stdin the way an OpenPMIx server asks for
+// it: PMIx_IOF_push with no targets, no buffer and PMIX_IOF_PUSH_STDIN
+// loaded from NULL.  The blocking form returns once the read is set up
+// (the writer is held at 1 MiB, so the stream cannot have ended), the
+// bytes reach push_stdin in order, XOFF stops the read, XON resumes it.
+BOOST_AUTO_TEST_CASE(server_alone_push_stdin_reads_fd_0_in_openpmix_form) {
+  Host h;
+  start_named_server(h);
+  const size_t total = 3u << 20;
+  int fds[2];
+  BOOST_REQUIRE_EQUAL(pipe(fds), 0);
+  BOOST_REQUIRE_EQUAL(fcntl(fds[0], F_SETPIPE_SZ, static_cast<int>(kPipeCap)), static_cast<int>(kPipeCap));
+  const int saved0 = ::dup(0);
+  BOOST_REQUIRE(saved0 >= 0);
+  BOOST_REQUIRE_EQUAL(::dup2(fds[0], 0), 0);
+  ::close(fds[0]);
+  {
+    Writer w(fds[1], total, 9, 65536, 1u << 20);
+    pmix_info_t dir;
+    PMIX_INFO_LOAD(&dir, PMIX_IOF_PUSH_STDIN, NULL, PMIX_BOOL);
+    pmix_status_t rc = PMIx_IOF_push(nullptr, 0, nullptr, &dir, 1, nullptr, nullptr);
+    PMIX_INFO_DESTRUCT(&dir);
+    BOOST_TEST((rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED), "PMIx_IOF_push returned " << rc);
+    BOOST_TEST(h.ended(kSelfKey) == 0, "the blocking form waited for the end of the stream");
+    BOOST_REQUIRE(wait_until([&] { return h.size(kSelfKey) == (1u << 20); }));
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
+    w.open();
+    BOOST_REQUIRE(wait_until([&] { return pipe_pending(0) == static_cast<int>(kPipeCap); }));
+    BOOST_TEST(h.size(kSelfKey) == (1u << 20));
+    BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+    BOOST_REQUIRE(wait_until([&] { return h.ended(kSelfKey) == 1; }, 30s));
+  }
+  auto got = h.get(kSelfKey);
+  BOOST_TEST(got.size() == total);
+  BOOST_TEST(first_mismatch(got, 9) == std::string::npos);
+  BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+  check_paired();
+  BOOST_TEST(stats().xoff == 1u);
+  BOOST_REQUIRE_EQUAL(::dup2(saved0, 0), 0);
+  ::close(saved0);
 }
 
 BOOST_AUTO_TEST_CASE(regular_file_is_read_and_suspended_too) {

@@ -3,7 +3,8 @@
 // dependent patterns), per-source and wildcard XOFF/XON reaching the tool
 // (its input pipe fills: the tool's read is un-armed), a legacy producer
 // (no flow-control capability) that is never sent XOFF and keeps producing,
-// a producer killed mid-stream while suspended and while running, finalize
+// a producer killed mid-stream while suspended and while running, a
+// producer whose server dies mid-stream (it fails with the count), finalize
 // while a tool is suspended, a relay chain of three processes carrying XOFF
 // back to the holder of the input, refused authentication, and TCP.
 // XOFF and XON counts (server and tools) are compared in every test.
@@ -253,6 +254,65 @@ BOOST_AUTO_TEST_CASE(producer_dies_mid_stream) {
     }
     BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
     check_server_paired();
+  }
+}
+
+// The other way round: the producer's server dies.  The producer's server
+// is a relay process (pmix_push --relay) forwarding to this process's
+// server; killing it mid-stream, once while the producer runs (its input
+// held at 2 MiB, then let go) and once while it is suspended, must fail the
+// push: pmix_push exits 1 and says how
+// many of its bytes were taken, a count no larger than what reached the
+// host (the relay confirms a chunk only after the host took it).
+BOOST_AUTO_TEST_CASE(server_dies_mid_stream_fails_the_push_with_the_count) {
+  for (bool while_suspended : {false, true}) {
+    Host h;
+    start_server(h);
+    ServerGuard guard;
+    auto c = contact();
+    std::string cf = tmp_path("dying-relay-contact");
+    std::string relay_err = tmp_path("dying-relay-err");
+    ::unlink(cf.c_str());
+    pid_t relay = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", c.first,
+                         "--secret", c.second, "--nspace", "relay"},
+                        -1, relay_err);
+    BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
+    std::string rc = slurp(cf);
+    auto nl = rc.find('\n');
+    std::pair<std::string, std::string> rcontact{rc.substr(0, nl),
+                                                 rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
+    const size_t total = 64u << 20;
+    {
+      Producer a(push_args(rcontact, "origin"), total, 71, 2u << 20);
+      BOOST_REQUIRE(wait_until([&] { return h.size("relay:0") >= (1u << 20); }));
+      if (while_suspended) {
+        BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
+        a.go();
+        expect_stalled(h, a, "relay:0");
+      }
+      ::kill(relay, SIGKILL);
+      BOOST_TEST(reap(relay) == 128 + SIGKILL);
+      a.go();  // running: its next bytes meet a dead server
+      BOOST_TEST(a.wait() == 1, "pmix_push must fail when its server dies");
+      if (while_suspended) BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
+      std::string log = a.log();
+      BOOST_TEST_MESSAGE("producer: " << log);
+      long pushed = stat_of(log, "bytes_pushed"), acked = stat_of(log, "bytes_acked");
+      BOOST_TEST(pushed > 0);
+      BOOST_TEST(acked >= 0);
+      BOOST_TEST(acked <= pushed);
+      BOOST_TEST(pushed < static_cast<long>(total));
+      const std::string says = "the server's host took " + std::to_string(acked) + " of the " +
+                               std::to_string(pushed) + " bytes pushed";
+      BOOST_TEST(log.find(says) != std::string::npos, "pmix_push did not say: " << says);
+      BOOST_REQUIRE(wait_until([&] { return h.ended("relay:0") == 1; }));
+      BOOST_TEST(acked <= static_cast<long>(h.size("relay:0")));
+      BOOST_TEST(first_mismatch(h.get("relay:0"), 71) == std::string::npos);
+    }
+    BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
+    check_server_paired();
+    ::unlink(cf.c_str());
+    ::unlink(relay_err.c_str());
   }
 }
 

@@ -9,8 +9,11 @@
 //                [--zeros | --text]
 //                [--slow BYTES:MS:UPTO] [--pause-at N --pause-ms MS
 //                 --progress FILE --inflight-max BYTES]
-//                [--close-after N --exit-code C] [--attack]
+//                [--close-after N --exit-code C] [--kill-after N] [--attack]
 //
+// --kill-after N: unit 0 kills itself with SIGKILL once it has read N bytes,
+// so the job's stdin server dies mid-stream (the producer must fail and say
+// how much was taken).
 // --zeros / --text: the stream is /dev/zero's bytes, or the printable text
 // of the terminal tests (pattern.hpp), instead of the test pattern.
 // --attack: before dart_init, every unit opens bad connections to dartrun's
@@ -39,6 +42,7 @@
 #include "wire.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -199,7 +203,7 @@ int count_closed(std::vector<int>& fds, int limit_ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  unsigned long long size = 0, pause_at = ~0ull, inflight_max = ~0ull, close_after = ~0ull;
+  unsigned long long size = 0, pause_at = ~0ull, inflight_max = ~0ull, close_after = ~0ull, kill_after = ~0ull;
   std::string targets = "0", progress;
   std::size_t bufsize = 65536, slow_bytes = 0, slow_upto = 0;
   unsigned slow_ms = 0, pause_ms = 0;
@@ -219,6 +223,7 @@ int main(int argc, char** argv) {
     else if (a == "--progress") progress = next();
     else if (a == "--inflight-max") inflight_max = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--close-after") close_after = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--kill-after") kill_after = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--exit-code") exit_code = std::atoi(next().c_str());
     else if (a == "--zeros") stream = stdin_test::Stream::zeros;
     else if (a == "--text") stream = stdin_test::Stream::text;
@@ -268,6 +273,7 @@ int main(int argc, char** argv) {
     if (pos < slow_upto && slow_bytes) want = slow_bytes;
     if (pos < pause_at && pause_at - pos < want) want = static_cast<std::size_t>(pause_at - pos);
     if (pos < close_after && close_after - pos < want) want = static_cast<std::size_t>(close_after - pos);
+    if (unit == 0 && pos < kill_after && kill_after - pos < want) want = static_cast<std::size_t>(kill_after - pos);
     long n;
     if (use_cin) {
       std::cin.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(want));
@@ -306,6 +312,7 @@ int main(int argc, char** argv) {
         why = "in flight " + std::to_string(inflight) + " bytes > " + std::to_string(inflight_max);
       if (!why.empty()) break;
     }
+    if (unit == 0 && pos == kill_after) ::raise(SIGKILL);
     if (pos == close_after) {
       ::close(0);
       closed = true;

@@ -84,6 +84,39 @@ void expect_stalled(Host &h, Producer &p, const std::string &k) {
   BOOST_TEST(h.size(k) == held);
 }
 
+// A pmix_push relay process serving other tools and forwarding to the
+// server `upstream`; `contact` is its own URI and secret.
+struct Relay {
+  std::string cf, err;
+  pid_t pid = -1;
+  std::pair<std::string, std::string> contact;
+  Relay(const std::pair<std::string, std::string> &upstream, const std::string &stem)
+      : cf(tmp_path(stem + "-contact")), err(tmp_path(stem + "-err")) {
+    ::unlink(cf.c_str());
+    pid = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", upstream.first,
+                 "--secret", upstream.second, "--nspace", "relay", "--stats"},
+                -1, err);
+    BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
+    std::string rc = slurp(cf);
+    auto nl = rc.find('\n');
+    contact = {rc.substr(0, nl), rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
+  }
+  int wait() {
+    int rc = reap(pid);
+    pid = -1;
+    return rc;
+  }
+  std::string log() const { return slurp(err); }
+  ~Relay() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    ::unlink(cf.c_str());
+    ::unlink(err.c_str());
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(per_source_control_stops_only_that_tool) {
@@ -171,7 +204,8 @@ BOOST_AUTO_TEST_CASE(nspace_with_wildcard_rank_stops_that_nspace_and_holds_no_ne
   auto c = contact();
   const size_t total = 8u << 20;
   {
-    Producer a0(push_args(c, "toolA"), total, 61, 1u << 20), a1(push_args(c, "toolA", {"--rank", "1"}), total, 62, 1u << 20);
+    Producer a0(push_args(c, "toolA"), total, 61, 1u << 20),
+        a1(push_args(c, "toolA", {"--rank", "1"}), total, 62, 1u << 20);
     Producer b(push_args(c, "toolB"), total, 63, 1u << 20);
     BOOST_REQUIRE(wait_until([&] { return h.size("toolA:0") > 0 && h.size("toolA:1") > 0 && h.size("toolB:0") > 0; }));
     BOOST_REQUIRE_EQUAL(flow("toolA", PMIX_RANK_WILDCARD, true), PMIX_OPERATION_SUCCEEDED);
@@ -270,28 +304,18 @@ BOOST_AUTO_TEST_CASE(server_dies_mid_stream_fails_the_push_with_the_count) {
     start_server(h);
     ServerGuard guard;
     auto c = contact();
-    std::string cf = tmp_path("dying-relay-contact");
-    std::string relay_err = tmp_path("dying-relay-err");
-    ::unlink(cf.c_str());
-    pid_t relay = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", c.first,
-                         "--secret", c.second, "--nspace", "relay"},
-                        -1, relay_err);
-    BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
-    std::string rc = slurp(cf);
-    auto nl = rc.find('\n');
-    std::pair<std::string, std::string> rcontact{rc.substr(0, nl),
-                                                 rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
+    Relay relay(c, "dying-relay");
     const size_t total = 64u << 20;
     {
-      Producer a(push_args(rcontact, "origin"), total, 71, 2u << 20);
+      Producer a(push_args(relay.contact, "origin"), total, 71, 2u << 20);
       BOOST_REQUIRE(wait_until([&] { return h.size("relay:0") >= (1u << 20); }));
       if (while_suspended) {
         BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
         a.go();
         expect_stalled(h, a, "relay:0");
       }
-      ::kill(relay, SIGKILL);
-      BOOST_TEST(reap(relay) == 128 + SIGKILL);
+      ::kill(relay.pid, SIGKILL);
+      BOOST_TEST(relay.wait() == 128 + SIGKILL);
       a.go();  // running: its next bytes meet a dead server
       BOOST_TEST(a.wait() == 1, "pmix_push must fail when its server dies");
       if (while_suspended) BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
@@ -302,8 +326,8 @@ BOOST_AUTO_TEST_CASE(server_dies_mid_stream_fails_the_push_with_the_count) {
       BOOST_TEST(acked >= 0);
       BOOST_TEST(acked <= pushed);
       BOOST_TEST(pushed < static_cast<long>(total));
-      const std::string says = "the server's host took " + std::to_string(acked) + " of the " +
-                               std::to_string(pushed) + " bytes pushed";
+      const std::string says =
+          "the server's host took " + std::to_string(acked) + " of the " + std::to_string(pushed) + " bytes pushed";
       BOOST_TEST(log.find(says) != std::string::npos, "pmix_push did not say: " << says);
       BOOST_REQUIRE(wait_until([&] { return h.ended("relay:0") == 1; }));
       BOOST_TEST(acked <= static_cast<long>(h.size("relay:0")));
@@ -311,8 +335,6 @@ BOOST_AUTO_TEST_CASE(server_dies_mid_stream_fails_the_push_with_the_count) {
     }
     BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
     check_server_paired();
-    ::unlink(cf.c_str());
-    ::unlink(relay_err.c_str());
   }
 }
 
@@ -345,19 +367,10 @@ BOOST_AUTO_TEST_CASE(relay_chain_of_three_carries_xoff_to_the_input) {
   start_server(h);
   ServerGuard guard;
   auto c = contact();
-  std::string cf = tmp_path("relay-contact");
-  std::string relay_err = tmp_path("relay-err");
-  ::unlink(cf.c_str());
-  pid_t relay = spawn({push_tool(), "--relay", "--listen", "unix", "--contact-file", cf, "--server", c.first,
-                       "--secret", c.second, "--nspace", "relay", "--stats"},
-                      -1, relay_err);
-  BOOST_REQUIRE(wait_until([&] { return !slurp(cf).empty(); }));
-  std::string rc = slurp(cf);
-  auto nl = rc.find('\n');
-  std::pair<std::string, std::string> rcontact{rc.substr(0, nl), rc.substr(nl + 1, rc.find('\n', nl + 1) - nl - 1)};
+  Relay relay(c, "relay");
   const size_t total = 16u << 20;
   {
-    Producer a(push_args(rcontact, "origin"), total, 61, 1u << 20);
+    Producer a(push_args(relay.contact, "origin"), total, 61, 1u << 20);
     BOOST_REQUIRE(wait_until([&] { return h.size("relay:0") >= (1u << 20); }));
     BOOST_REQUIRE_EQUAL(flow(nullptr, 0, true), PMIX_OPERATION_SUCCEEDED);
     a.go();
@@ -367,10 +380,10 @@ BOOST_AUTO_TEST_CASE(relay_chain_of_three_carries_xoff_to_the_input) {
     BOOST_REQUIRE_EQUAL(flow(nullptr, 0, false), PMIX_OPERATION_SUCCEEDED);
     BOOST_REQUIRE(wait_until([&] { return h.ended("relay:0") == 1; }, 60s));
     BOOST_TEST(a.wait() == 0);
-    BOOST_TEST(reap(relay) == 0);
+    BOOST_TEST(relay.wait() == 0);
     BOOST_TEST(h.size("relay:0") == total);
     BOOST_TEST(first_mismatch(h.get("relay:0"), 61) == std::string::npos);
-    std::string al = a.log(), rl = slurp(relay_err);
+    std::string al = a.log(), rl = relay.log();
     BOOST_TEST_MESSAGE("origin: " << al << "relay: " << rl);
     BOOST_TEST(stat_of(al, "xoff_received") == 1);
     BOOST_TEST(stat_of(al, "xon_received") == 1);
@@ -386,8 +399,6 @@ BOOST_AUTO_TEST_CASE(relay_chain_of_three_carries_xoff_to_the_input) {
   }
   BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
   check_server_paired();
-  ::unlink(cf.c_str());
-  ::unlink(relay_err.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(wrong_secret_is_refused_and_only_that_connection_closes) {

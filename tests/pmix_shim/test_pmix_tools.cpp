@@ -295,9 +295,9 @@ BOOST_AUTO_TEST_CASE(producer_dies_mid_stream) {
 // is a relay process (pmix_push --relay) forwarding to this process's
 // server; killing it mid-stream, once while the producer runs (its input
 // held at 2 MiB, then let go) and once while it is suspended, must fail the
-// push: pmix_push exits 1 and says how
-// many of its bytes were taken, a count no larger than what reached the
-// host (the relay confirms a chunk only after the host took it).
+// push: pmix_push exits 1 and says how many of its bytes were taken, a
+// count no larger than what reached the host (the relay confirms a chunk
+// only after the host took it).
 BOOST_AUTO_TEST_CASE(server_dies_mid_stream_fails_the_push_with_the_count) {
   for (bool while_suspended : {false, true}) {
     Host h;

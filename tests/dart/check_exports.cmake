@@ -1,5 +1,6 @@
 # cmake -DLIBRARY=<libdart.so> -P check_exports.cmake
-# Fails unless every dynamic symbol libdart defines starts with dart_.
+# Fails unless every dynamic symbol libdart defines starts with dart_, but
+# for the one UCX function it interposes (src/core/mpi_defaults.cpp).
 find_program(NM nm REQUIRED)
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
   OUTPUT_VARIABLE out RESULT_VARIABLE rc)
@@ -13,6 +14,9 @@ foreach(line IN LISTS lines)
     continue()
   endif()
   string(REGEX REPLACE "^.* " "" sym "${line}")
+  if(sym STREQUAL "ucp_disconnect_nb")
+    continue()
+  endif()
   if(NOT sym MATCHES "^dart_")
     message(FATAL_ERROR "libdart exports a symbol outside the DART interface: ${sym}")
   endif()

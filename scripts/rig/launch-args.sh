@@ -5,7 +5,6 @@
 # sets `launcher` (the real mpirun/mpiexec) and `args` (its options for the
 # rig, without the program). Needs the rig's state (RIG_DIR, RIG_CIDR,
 # RIG_BRIDGE_ADDR, ...) in the environment and HERE = scripts/rig.
-# Returns 77 (skip) for MPICH unless RIG_MPICH=force.
 rig_launch_args() {
   local mpi=$1 np=$2 PPN=$3
   case $mpi in
@@ -55,10 +54,6 @@ rig_launch_args() {
            -x UCX_NET_DEVICES=eth0})
     for v in $(compgen -e | grep '^DART_' || true); do args+=(-x "$v"); done
   else
-    if [[ ${RIG_MPICH:-} != force ]]; then
-      echo "rig: SKIP: ${RIG_MPICH_REASON:-MPICH 4.0.2 (Debian 12) across hosts is unreliable here; set RIG_MPICH=force to run anyway}" >&2
-      return 77
-    fi
     # hydra: the rsh launcher with our agent; -localhost: the address proxies
     # connect back to (this machine's own name resolves to eth0, which the
     # hosts cannot reach). UCX: TCP over the rig's eth0 and loopback to self.

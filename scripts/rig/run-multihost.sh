@@ -14,11 +14,9 @@
 #
 # Other environment:
 #   RIG_MPI_FLAGS   extra launcher flags (word-split), appended last
-#   RIG_MPICH=force run MPICH even though it is unreliable here (see below)
 #   DART_*          forwarded to every rank (hydra forwards the whole
 #                   environment anyway; Open MPI needs -x)
-# Exit status: the job's (124 = timed out), 77 = skipped (no root, no tools,
-# or MPICH without RIG_MPICH=force).
+# Exit status: the job's (124 = timed out), 77 = skipped (no root, no tools).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RIG_ROOT=${RIG_ROOT:-/run/dart-rig}

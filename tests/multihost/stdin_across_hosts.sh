@@ -23,10 +23,6 @@ if [[ $(id -u) != 0 || ! -f ${RIG_ROOT:-/run/dart-rig}/$name/env ]]; then
   echo "stdin_across_hosts: SKIP: rig $name is not up (needs root)" >&2
   exit 77
 fi
-if [[ ${RIG_MPI:-openmpi} == mpich && ${RIG_MPICH:-} != force ]]; then
-  echo "stdin_across_hosts: SKIP: ${RIG_MPICH_REASON:-MPICH across hosts is unreliable here}; RIG_MPICH=force runs it" >&2
-  exit 77
-fi
 . "${RIG_ROOT:-/run/dart-rig}/$name/env"
 read -r -a addrs <<<"$RIG_ADDRS"
 np=$((${#addrs[@]} * ${RIG_PPN:-2}))

@@ -50,7 +50,7 @@ check_clean "1 (command fails)"
 
 # 2. An MPI job across the hosts that fails on every rank (`false`).
 rc=0
-RIG_NAME=$NAME RIG_TIMEOUT=60 RIG_PPN=1 RIG_MPICH=force \
+RIG_NAME=$NAME RIG_TIMEOUT=60 RIG_PPN=1 \
   "$RIG/run-multihost.sh" "$MPI" /bin/false >/dev/null 2>&1 || rc=$?
 [[ $rc != 0 && $rc != 77 ]] || fail "2: expected the job to fail, got status $rc"
 check_clean "2 (MPI job fails, status $rc)"

@@ -96,6 +96,9 @@ constexpr std::size_t kMaxHelloLine = 1024;
 // A rendezvous peer gets this long to present the secret.
 constexpr auto kHelloDeadline = std::chrono::seconds(5);
 constexpr std::size_t kMaxPendingPeers = 16;
+// After forwarding a signal, how long the launcher gets to end the job
+// before dartrun kills the launcher's process group.
+constexpr auto kSignalGrace = std::chrono::seconds(10);
 
 struct Options {
   std::string target;
@@ -769,9 +772,15 @@ int main(int argc, char **argv) {
   // Signals are taken by sigwait in this thread only; the other threads
   // inherit the mask. SIGPIPE is ignored (a vanished job must not kill
   // us); the launcher gets the default dispositions back.
+  // A signal this process ignores at start (nohup's SIGHUP, SIGINT of a
+  // background job) stays ignored: it is not taken, so it cannot end the job.
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  sigaddset(&set, SIGCHLD);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa {};
+    if (::sigaction(s, nullptr, &sa) == 0 && sa.sa_handler != SIG_IGN) sigaddset(&set, s);
+  }
   sigset_t old;
   pthread_sigmask(SIG_BLOCK, &set, &old);
   ::signal(SIGPIPE, SIG_IGN);
@@ -816,19 +825,57 @@ int main(int argc, char **argv) {
   std::thread pusher_thread;
   if (push) pusher_thread = std::thread([&pusher] { pusher.run(); });
 
+  // The first signal dartrun is sent decides its exit status (128+N) once
+  // the job is down: the launcher's own status after a forwarded signal is
+  // whatever it makes of it (mpirun exits 1, hydra the OR of the units'
+  // statuses, 0 when they went down cleanly), and the units' statuses only
+  // show how the signal reached them. Neither may turn a job that was
+  // stopped into a success or a failure of its own.
   int status = 0;
+  int signalled = 0;
+  Clock::time_point kill_at = Clock::time_point::max();
   for (;;) {
     siginfo_t si;
-    int sig = ::sigwaitinfo(&set, &si);
+    int sig;
+    if (kill_at == Clock::time_point::max()) {
+      sig = ::sigwaitinfo(&set, &si);
+    } else {
+      const auto left = std::max<Clock::duration>(kill_at - Clock::now(), Clock::duration::zero());
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+      sig = ::sigtimedwait(&set, &si, &ts);
+      if (sig < 0 && errno == EAGAIN) {
+        // The launcher did not end the job in time after the signal: end
+        // it (and whatever of the job runs in its process group) at once.
+        std::fprintf(stderr, "dartrun: the launcher did not end the job within %lld s of signal %d; killing it\n",
+                     static_cast<long long>(kSignalGrace.count()), signalled);
+        ::kill(-child, SIGKILL);
+        kill_at = Clock::time_point::max();
+        continue;
+      }
+    }
     if (sig < 0) continue;
     if (sig == SIGCHLD) {
       pid_t w = ::waitpid(child, &status, WNOHANG);
       if (w == child) break;
       continue;
     }
+    if (!signalled) {
+      signalled = sig;
+      kill_at = Clock::now() + kSignalGrace;
+    }
     ::kill(child, sig);
   }
   launcher_gone = true;
+  // A signal that arrived while the launcher was exiting counts as well.
+  {
+    sigset_t stop = set;
+    sigdelset(&stop, SIGCHLD);
+    const timespec zero{0, 0};
+    siginfo_t si;
+    for (int sig; (sig = ::sigtimedwait(&stop, &si, &zero)) > 0;)
+      if (!signalled) signalled = sig;
+  }
 
   if (push) {
     pusher.finish();
@@ -840,6 +887,7 @@ int main(int argc, char **argv) {
   if (filter && filter->have_statuses()) code = outcome_of(filter->statuses());
   if (!dir.empty())
     if (int reported = exit_reports(dir)) code = reported;
+  if (signalled) code = 128 + signalled;
   if (const int left = remove_job_objects(key))
     std::fprintf(stderr, "dartrun: removed %d shared-memory object%s the job left in /dev/shm\n", left,
                  left == 1 ? "" : "s");

@@ -2,7 +2,7 @@
 // so the tests of dartrun's exit status (run_exit.sh) see what a real
 // failure looks like to each launcher.
 //
-//   unit_exit [--unit U] [--code C | --signal S] [--memalloc BYTES]
+//   unit_exit [--unit U] [--code C | --signal S] [--memalloc BYTES] [--sleep SECONDS]
 //
 // Unit U exits with code C right after dart_init (without dart_exit), or
 // raises signal S; every other unit enters dart_barrier, which cannot
@@ -10,7 +10,10 @@
 // every unit passes the barrier and exits 0. With --memalloc every unit
 // first takes BYTES of dart_memalloc, beyond the local pool, so it holds an
 // object in /dev/shm named by the job key dartrun gave it (DART_JOB_KEY);
-// a unit that finds no such object exits 97.
+// a unit that finds no such object exits 97. With --sleep every unit, once
+// all have passed a barrier, sleeps SECONDS before dart_exit; unit 0 first
+// prints "unit_exit: ready" (flushed), so a test can signal dartrun while
+// the job certainly runs, without guessing how long the launch takes.
 #include <dash/dart/if/dart.h>
 
 #include <csignal>
@@ -19,16 +22,20 @@
 #include <cstring>
 #include <string>
 
+#include <unistd.h>
+
 #include <sys/stat.h>
 
 int main(int argc, char** argv) {
   int unit = -1, code = 0, sig = 0;
   unsigned long long memalloc = 0;
+  unsigned sleep_s = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--unit")) unit = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--code")) code = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--signal")) sig = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--memalloc")) memalloc = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--sleep")) sleep_s = static_cast<unsigned>(std::atoi(argv[i + 1]));
   }
   if (dart_init(&argc, &argv) != DART_OK) return 1;
   dart_global_unit_t me;
@@ -54,6 +61,13 @@ int main(int argc, char** argv) {
     std::exit(code);
   }
   dart_barrier(DART_TEAM_ALL);
+  if (sleep_s) {
+    if (me.id == 0) {
+      std::printf("unit_exit: ready\n");
+      std::fflush(stdout);
+    }
+    ::sleep(sleep_s);
+  }
   dart_exit();
   return 0;
 }

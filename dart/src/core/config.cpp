@@ -133,6 +133,7 @@ Config read_config() {
     else cfg.job_key = key;
   }
   read_text("DART_EXIT_REPORT_DIR", &cfg.exit_report_dir);
+  read_text("DART_JOB_CHANNEL", &cfg.job_channel);
   if (const char* v = std::getenv("DART_PROGRESS_INTERVAL_US")) {
     errno = 0;
     char* end = nullptr;
@@ -147,6 +148,7 @@ Config read_config() {
   read_text("DART_STDIN_SERVER", &cfg.stdin_server);
   read_text("DART_STDIN_RENDEZVOUS", &cfg.stdin_rendezvous);
   read_text("DART_STDIN_SECRET", &cfg.stdin_secret);
+  read_text("DART_STDIN_HOST", &cfg.stdin_host);
   read_bytes("DART_STDIN_HIGH_WATER", &cfg.stdin_high_water);
   read_bytes("DART_STDIN_LOW_WATER", &cfg.stdin_low_water);
   return cfg;

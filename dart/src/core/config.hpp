@@ -65,10 +65,19 @@ struct Config {
 
   // DART_EXIT_REPORT_DIR: set by dartrun under MPICH's hydra, not by users.
   // A unit that ends with exit(code != 0) writes its code to
-  // DIR/exit.<unit> (when DIR exists on its host), because hydra's
-  // per-unit statuses lose such a code when the unit's PMI connection
-  // closes before hydra reaps it (it reports status 1 instead).
+  // DIR/exit.<unit> when DIR exists where it runs (dartrun's host, or a
+  // shared file system), else sends it over the job channel, because
+  // hydra's per-unit statuses lose such a code when the unit's PMI
+  // connection closes before hydra reaps it (it reports status 1 instead).
   std::string exit_report_dir;
+
+  // DART_JOB_CHANNEL ("tcp:A1,A2,...:PORT"): dartrun's TCP listener, set by
+  // dartrun, not by users (core/job_channel.hpp). Units on any host reach
+  // dartrun there with the job's secret (DART_STDIN_SECRET): exit codes
+  // that have no file to go to, and each host's clean-up watcher
+  // (core/host_watch.hpp), which removes the job's objects in that host's
+  // /dev/shm once its last unit is gone, however it ended.
+  std::string job_channel;
 
   // The job's stdin path (stdin/; README "stdin path and dartrun"). Every
   // unit reads these, but only unit 0's count: it decides and broadcasts.
@@ -91,6 +100,9 @@ struct Config {
   std::string stdin_server;
   std::string stdin_rendezvous;
   std::string stdin_secret;
+  // DART_STDIN_HOST: dartrun's boot id and host name, set when it offers
+  // both: unit 0 takes the Unix socket only on that host (stdin/host.cpp).
+  std::string stdin_host;
 
   // DART_STDIN_HIGH_WATER / DART_STDIN_LOW_WATER: bytes per target unit
   // accepted and not yet in its pipe at which the producer is stopped, and

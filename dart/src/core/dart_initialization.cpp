@@ -7,6 +7,8 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include "core/error.hpp"
+#include "core/host_watch.hpp"
+#include "core/job_channel.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
@@ -34,23 +36,40 @@ std::mutex g_lifecycle;
 // once, read by the on_exit handler, which glibc runs inside exit() with
 // the code the program passed; no other hook sees that code.
 std::string g_exit_report_path;
+// Where the file cannot go (dartrun's directory is on another host), the
+// code goes over the job channel: its spec and the line up to the code.
+std::string g_exit_report_channel;
+std::string g_exit_report_line;
+// Per address, and for dartrun's "ok": the unit is exiting, so briefly.
+constexpr int kReportDialMs = 1000;
+constexpr int kReportAckMs = 2000;
 
 void report_exit(int code, void*) {
   if (code == 0 || g_exit_report_path.empty()) return;
   const int fd = ::open(g_exit_report_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;  // dartrun's directory is on another host: hydra's status stands
-  char line[32];
-  const int n = std::snprintf(line, sizeof line, "%d\n", code);
-  if (n > 0 && ::write(fd, line, static_cast<size_t>(n)) < 0) {
-    // Nothing to do: the process is ending; dartrun falls back to hydra's status.
+  if (fd >= 0) {
+    char line[32];
+    const int n = std::snprintf(line, sizeof line, "%d\n", code);
+    const bool ok = n > 0 && ::write(fd, line, static_cast<size_t>(n)) == n;
+    ::close(fd);
+    if (ok) return;
   }
-  ::close(fd);
+  // dartrun's directory is not on this host. dartrun answers "ok" once it
+  // has the code, so it is recorded before this process ends (and before
+  // the launcher can see it end); without an answer hydra's status stands.
+  if (g_exit_report_channel.empty()) return;
+  const int sock = dial_channel(g_exit_report_channel, kReportDialMs);
+  if (sock < 0) return;
+  send_and_await_ok(sock, g_exit_report_line + std::to_string(code) + "\n", kReportAckMs);
+  ::close(sock);
 }
 
 void arm_exit_report(const Config& cfg, int myid) {
   if (cfg.exit_report_dir.empty()) return;
   static bool armed = false;  // on_exit handlers cannot be removed: register once
   g_exit_report_path = cfg.exit_report_dir + "/exit." + std::to_string(myid);
+  g_exit_report_channel = cfg.job_channel;
+  g_exit_report_line = "dartrun-exit-1 " + cfg.stdin_secret + " " + std::to_string(myid) + " ";
   if (!armed && ::on_exit(report_exit, nullptr) == 0) armed = true;
 }
 
@@ -93,6 +112,7 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
     log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
   stdin_host_start();  // collective; needs the runtime installed
+  start_host_watch(cfg, runtime()->world().comm());  // collective
   arm_exit_report(cfg, runtime()->myid());
 }
 

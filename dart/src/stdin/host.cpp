@@ -32,7 +32,12 @@
 
 #include <pmix_server.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstring>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -86,6 +91,28 @@ pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t[], std:
   return PMIX_ERR_IOF_FAILURE;
 }
 
+// True when this process runs on the host dartrun named (DART_STDIN_HOST:
+// boot id and host name, as dartrun's cleanup.cpp writes them) and sees the
+// directory of its Unix socket ("unix:PATH"). The boot id tells kernels
+// apart, the host name containers or namespaces of one kernel, and the
+// directory a private /tmp.
+bool on_dartrun_host(const std::string& host, const std::string& server) {
+  if (host.empty() || server.rfind("unix:", 0) != 0) return false;
+  char boot[64] = "";
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    if (!std::fgets(boot, sizeof boot, f)) boot[0] = '\0';
+    std::fclose(f);
+  }
+  boot[std::strcspn(boot, "\n")] = '\0';
+  char name[256] = "";
+  ::gethostname(name, sizeof name - 1);
+  if (host != std::string(boot) + "/" + name) return false;
+  const std::string path = server.substr(5);
+  const std::string dir = path.substr(0, path.rfind('/'));
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 // Unit 0 serves: the fan-out and its transports, then the server.
 void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vector<int>& remote) {
   std::vector<int> all;
@@ -106,6 +133,10 @@ void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vec
   g_fanout = path.fanout.get();
 
   const char* server = cfg.stdin_server.empty() ? nullptr : cfg.stdin_server.c_str();
+  // dartrun offers both its Unix socket and TCP: the socket only serves
+  // when unit 0 runs on dartrun's host, which the launcher's placement
+  // decides and only we can see.
+  if (server && !cfg.stdin_rendezvous.empty() && !on_dartrun_host(cfg.stdin_host, cfg.stdin_server)) server = nullptr;
   const std::string& secret = cfg.stdin_secret;
   // dartrun's TCP rendezvous: listen on the address that reaches it.
   StdinRendezvous rv;

@@ -1,7 +1,7 @@
 // dartrun's pieces that need no launcher (pmix_shim/tools/dartrun/), in one
 // process: the exit status rule, hydra's exit-code line and its filter,
-// the reports units make through files and over the job channel, and the
-// job channel's treatment of watchers and of peers without the secret.
+// the reports units and their watchers make through files and over the job
+// channel, and peers without the secret.
 #define BOOST_TEST_MODULE dartrun
 #include <boost/test/unit_test.hpp>
 
@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -68,16 +69,23 @@ BOOST_AUTO_TEST_CASE(rule) {
   BOOST_TEST(outcome_of({killed(SIGKILL), exited(0)}) == 128 + SIGKILL);
   // A signal sent to dartrun wins over everything the job says.
   const std::vector<int> clean{exited(0), exited(0)};
-  BOOST_TEST(final_status(SIGTERM, exited(0), &clean, 0) == 143);
-  BOOST_TEST(final_status(SIGINT, exited(1), nullptr, 0) == 130);
-  BOOST_TEST(final_status(SIGHUP, exited(0), nullptr, 5) == 129);
+  const std::vector<int> none;
+  BOOST_TEST(final_status(SIGTERM, exited(0), &clean, none, 0) == 143);
+  BOOST_TEST(final_status(SIGINT, exited(1), nullptr, none, 0) == 130);
+  BOOST_TEST(final_status(SIGHUP, exited(0), nullptr, none, 5) == 129);
   // hydra's OR of statuses gives way to the units' statuses, and those to
   // the codes the units reported.
   const std::vector<int> lost{exited(0), killed(SIGHUP)};
-  BOOST_TEST(final_status(0, exited(9), &lost, 0) == 128 + SIGHUP);
-  BOOST_TEST(final_status(0, exited(9), &lost, 5) == 5);
-  BOOST_TEST(final_status(0, killed(SIGKILL), nullptr, 0) == 137);
-  BOOST_TEST(final_status(0, exited(2), nullptr, 0) == 2);
+  BOOST_TEST(final_status(0, exited(9), &lost, none, 0) == 128 + SIGHUP);
+  BOOST_TEST(final_status(0, exited(9), &lost, none, 5) == 5);
+  BOOST_TEST(final_status(0, killed(SIGKILL), nullptr, none, 0) == 137);
+  BOOST_TEST(final_status(0, exited(2), nullptr, none, 0) == 2);
+  // hydra across hosts gives up with 255 and no line: the watchers' view,
+  // when it shows a failure; a view of clean exits leaves the 255.
+  const std::vector<int> seen{killed(SIGKILL), exited(0)};
+  BOOST_TEST(final_status(0, exited(255), nullptr, seen, 0) == 137);
+  BOOST_TEST(final_status(0, exited(255), nullptr, clean, 0) == 255);
+  BOOST_TEST(final_status(0, exited(0), nullptr, seen, 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(hydra_line) {
@@ -105,6 +113,24 @@ BOOST_AUTO_TEST_CASE(filter) {
   BOOST_TEST(std::string(buf, static_cast<size_t>(n)) == "a\n[mpiexec@vm] not it\nbc");
   BOOST_TEST(f.have_statuses());
   BOOST_TEST(f.statuses() == (std::vector<int>{0, 256}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(filter_hosts) {
+  // Across hosts hydra puts each further host on a line of its own; those
+  // lines are taken too, a job line after them is not.
+  int out[2];
+  BOOST_REQUIRE(::pipe(out) == 0);
+  StdoutFilter f(-1, false, out[1]);
+  const std::string text =
+      "x\n[mpiexec@vm] Exit codes: [10.0.0.1] 0,0\n[10.0.0.2] 9,1280\n[h3] 0\n[tail] not codes\n";
+  for (size_t i = 0; i < text.size(); i += 5) f.feed(text.data() + i, std::min<size_t>(5, text.size() - i));
+  f.flush();
+  ::close(out[1]);
+  char buf[256];
+  const ssize_t n = ::read(out[0], buf, sizeof buf);
+  ::close(out[0]);
+  BOOST_TEST(std::string(buf, static_cast<size_t>(n)) == "x\n[tail] not codes\n");
+  BOOST_TEST(f.statuses() == (std::vector<int>{0, 0, 9, 1280, 0}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(report_files) {
@@ -146,24 +172,20 @@ BOOST_AUTO_TEST_CASE(channel_reports_and_watchers) {
   ::close(a);
   for (int i = 0; i < 500 && ch.stdin_uri().empty(); ++i) ::usleep(10000);
   BOOST_TEST(ch.stdin_uri() == "tcp:127.0.0.1:4711");
-  // Two watchers: the channel waits for both; one reports, one's host
-  // goes away (its connection closes).
-  int w1 = dial(spec, "dartrun-watch-1 " + kSecret + " h1\n");
-  int w2 = dial(spec, "dartrun-watch-1 " + kSecret + " h2\n");
-  BOOST_TEST(answer(w1) == "ok\n");
-  BOOST_TEST(answer(w2) == "ok\n");
-  const auto soon = JobChannel::Clock::now() + std::chrono::milliseconds(300);
-  BOOST_TEST(!ch.await_watchers(soon));
-  BOOST_REQUIRE(::send(w1, "done 3\n", 7, MSG_NOSIGNAL) == 7);
-  BOOST_TEST(answer(w1) == "ok\n");
-  ::close(w1);
-  ::close(w2);
-  BOOST_TEST(ch.await_watchers(JobChannel::Clock::now() + std::chrono::seconds(10)));
+  // Units' watchers: a status each (-1: not read), objects removed.
+  for (const char *r : {" 3 9 4\n", " 2 -1 0\n", " 1 1280 0\n"}) {
+    a = dial(spec, "dartrun-unit-1 " + kSecret + r);
+    BOOST_TEST(answer(a) == "ok\n");
+    ::close(a);
+  }
+  a = dial(spec, "dartrun-unit-1 " + kSecret + " 1 70000 0\n");  // not a wait status
+  BOOST_TEST(answer(a) == "");
+  ::close(a);
   const JobChannel::Stats s = ch.stats();
-  BOOST_TEST(s.watchers == 2u);
-  BOOST_TEST(s.watchers_done == 1u);
-  BOOST_TEST(s.objects_removed == 3u);
-  BOOST_TEST(s.peers_dropped == 2u);
+  BOOST_TEST(s.units_reported == 3u);
+  BOOST_TEST(s.objects_removed == 4u);
+  BOOST_TEST(s.peers_dropped == 3u);
+  BOOST_TEST(ch.observed() == (std::vector<int>{9, 1280}), boost::test_tools::per_element());
   ch.stop();
 }
 

@@ -74,9 +74,9 @@ struct Config {
   // DART_JOB_CHANNEL ("tcp:A1,A2,...:PORT"): dartrun's TCP listener, set by
   // dartrun, not by users (core/job_channel.hpp). Units on any host reach
   // dartrun there with the job's secret (DART_STDIN_SECRET): exit codes
-  // that have no file to go to, and each host's clean-up watcher
-  // (core/host_watch.hpp), which removes the job's objects in that host's
-  // /dev/shm once its last unit is gone, however it ended.
+  // that have no file to go to, and each unit's watcher
+  // (core/unit_watch.hpp), which removes the unit's objects from its
+  // host's /dev/shm once it is gone, however it ended, and says how it ended.
   std::string job_channel;
 
   // The job's stdin path (stdin/; README "stdin path and dartrun"). Every

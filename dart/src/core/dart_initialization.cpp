@@ -7,10 +7,10 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include "core/error.hpp"
-#include "core/host_watch.hpp"
 #include "core/job_channel.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "core/unit_watch.hpp"
 #include "core/stats.hpp"
 #include "stdin/host.hpp"
 
@@ -112,7 +112,7 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   if (dart_team_locality_init(DART_TEAM_ALL) != DART_OK)
     log(LogLevel::Warn, "dart_init", "no locality data for DART_TEAM_ALL; locality queries will fail");
   stdin_host_start();  // collective; needs the runtime installed
-  start_host_watch(cfg, runtime()->world().comm());  // collective
+  start_unit_watch(cfg, runtime()->myid());
   arm_exit_report(cfg, runtime()->myid());
 }
 

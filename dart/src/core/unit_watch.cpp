@@ -1,4 +1,4 @@
-#include "core/host_watch.hpp"
+#include "core/unit_watch.hpp"
 
 #include "core/error.hpp"
 #include "core/job_channel.hpp"
@@ -6,11 +6,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -22,9 +22,10 @@ namespace dart {
 namespace {
 
 constexpr const char* kCall = "dart_init";
-// Reaching dartrun and its "ok": a host that cannot within this goes
-// without a watcher's report (its objects are still removed).
-constexpr int kDialMs = 2000;
+// Reaching dartrun (per address) and its "ok": the launcher waits for the
+// watcher meanwhile, so briefly; without them the report is lost, the
+// objects are removed all the same.
+constexpr int kDialMs = 1000;
 constexpr int kAckMs = 2000;
 
 struct Dirent64 {
@@ -35,35 +36,57 @@ struct Dirent64 {
   char name[1];
 };
 
+// Appends the decimal digits of v to buf at *len (no allocation).
+void put_number(char* buf, std::size_t* len, long long v) {
+  if (v < 0) {
+    buf[(*len)++] = '-';
+    v = -v;
+  }
+  char digits[24];
+  int nd = 0;
+  do digits[nd++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+  while (nd) buf[(*len)++] = digits[--nd];
+}
+
+// The wait status of process `pid` while it is a zombie: the last field of
+// /proc/PID/stat ("exit_code", Linux 3.5). -1 once its parent reaped it.
+int zombie_status(int pid) {
+  char path[40] = "/proc/";
+  std::size_t len = 6;
+  put_number(path, &len, pid);
+  std::memcpy(path + len, "/stat", 6);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  std::size_t end = static_cast<std::size_t>(n);
+  while (end > 0 && (buf[end - 1] == '\n' || buf[end - 1] == ' ')) --end;
+  std::size_t start = end;
+  while (start > 0 && buf[start - 1] >= '0' && buf[start - 1] <= '9') --start;
+  if (start == end || start < 2 || buf[start - 2] == ')') return -1;  // no such field
+  int v = 0;
+  for (std::size_t i = start; i < end; ++i) v = v * 10 + (buf[i] - '0');
+  return v;
+}
+
 // The watcher, in a child forked from a process that has threads (MPI's):
 // only system calls from here on, no allocation, no locks.
-[[noreturn]] void watch(std::vector<pollfd>& pids, int sock, const std::vector<int>& keep, const char* prefix,
-                        std::size_t prefix_len) {
+[[noreturn]] void watch(int pidfd, int pid, const std::vector<sockaddr_in>& addrs, const char* line_head,
+                        std::size_t head_len, std::vector<char>& line, const char* prefix, std::size_t prefix_len) {
   ::setsid();  // out of the unit's process group, which launchers signal
-  const int null = ::open("/dev/null", O_RDWR);
-  for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
-  // Nothing of the unit's may stay open here: its output pipes and its PMI
-  // connection would keep the launcher waiting for this process. `keep`
-  // (sorted) holds the pidfds and the socket to dartrun.
-  unsigned next = 3;
-  for (int k : keep) {
-    if (static_cast<unsigned>(k) > next) ::syscall(SYS_close_range, next, static_cast<unsigned>(k) - 1, 0);
-    next = static_cast<unsigned>(k) + 1;
+  // Nothing of the unit's may stay open here but its stdout and stderr
+  // (see unit_watch.hpp): its PMI connection, for one, would look alive.
+  const int null = ::open("/dev/null", O_RDONLY);
+  ::dup2(null, 0);
+  if (pidfd > 3) ::dup2(pidfd, 3);
+  ::syscall(SYS_close_range, 4U, ~0U, 0);
+  pidfd = 3;
+  pollfd p{pidfd, POLLIN, 0};
+  while (::poll(&p, 1, -1) != 1) {
   }
-  ::syscall(SYS_close_range, next, ~0U, 0);
-  // Until every unit of this host is gone: a pidfd polls readable when its
-  // process has ended.
-  for (;;) {
-    bool any = false;
-    for (const pollfd& p : pids) any |= p.fd >= 0;
-    if (!any) break;
-    if (::poll(pids.data(), pids.size(), -1) < 0) continue;
-    for (pollfd& p : pids)
-      if (p.fd >= 0 && p.revents) {
-        ::close(p.fd);
-        p.fd = -1;
-      }
-  }
+  const int status = zombie_status(pid);
   unsigned removed = 0;
   const int dir = ::open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
@@ -79,22 +102,34 @@ struct Dirent64 {
     }
     ::close(dir);
   }
-  if (sock >= 0) {
-    char line[32] = "done ";
-    char digits[16];
-    int nd = 0;
-    do digits[nd++] = static_cast<char>('0' + removed % 10); while ((removed /= 10) != 0);
-    std::size_t len = 5;
-    while (nd) line[len++] = digits[--nd];
+  // A unit that ended cleanly (or was reaped before its status could be
+  // read: -1) and left nothing: nothing to say.
+  if (status > 0 || removed != 0) {
+    std::memcpy(line.data(), line_head, head_len);
+    std::size_t len = head_len;
+    put_number(line.data(), &len, status);
+    line[len++] = ' ';
+    put_number(line.data(), &len, removed);
     line[len++] = '\n';
-    if (::send(sock, line, len, MSG_NOSIGNAL) == static_cast<ssize_t>(len)) {
-      pollfd p{sock, POLLIN, 0};
-      if (::poll(&p, 1, kAckMs) == 1) {
+    for (const sockaddr_in& a : addrs) {
+      const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      if (sock < 0) break;
+      pollfd c{sock, POLLOUT, 0};
+      int err = 0;
+      socklen_t el = sizeof err;
+      const bool up = (::connect(sock, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 ||
+                       (errno == EINPROGRESS && ::poll(&c, 1, kDialMs) == 1 &&
+                        ::getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0));
+      if (up && ::send(sock, line.data(), len, MSG_NOSIGNAL) == static_cast<ssize_t>(len)) {
+        pollfd r{sock, POLLIN, 0};
         char ok[4];
-        if (::recv(sock, ok, sizeof ok, 0) < 0) {
-          // dartrun is gone or said nothing: the objects are removed anyway.
+        if (::poll(&r, 1, kAckMs) == 1 && ::recv(sock, ok, sizeof ok, 0) < 0) {
+          // dartrun is gone: the objects are removed all the same.
         }
+        ::close(sock);
+        break;
       }
+      ::close(sock);
     }
   }
   ::_exit(0);
@@ -102,62 +137,32 @@ struct Dirent64 {
 
 }  // namespace
 
-void start_host_watch(const Config& cfg, MPI_Comm world) {
-  int want = !cfg.job_channel.empty() && cfg.job_key != 0 ? 1 : 0, all = 0;
-  // Collective below: every unit must take the same branch.
-  mpi_check(MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
-  if (!all) return;
-  int me = 0;
-  mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  int local = 0, nlocal = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_size(node, &nlocal);
-  int pid = static_cast<int>(::getpid());
-  std::vector<int> pids(static_cast<std::size_t>(local == 0 ? nlocal : 0));
-  mpi_check(MPI_Gather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, 0, node), "MPI_Gather");
-  MPI_Comm_free(&node);
-  if (local != 0) return;
-
+void start_unit_watch(const Config& cfg, int myid) {
+  if (cfg.job_channel.empty() || cfg.job_key == 0) return;
   std::vector<sockaddr_in> addrs;
   if (!parse_channel_spec(cfg.job_channel, &addrs)) {
-    log(LogLevel::Error, kCall, "ignoring DART_JOB_CHANNEL=\"%s\": expected tcp:ADDR[,ADDR...]:PORT; "
-        "no clean-up of /dev/shm on this host", cfg.job_channel.c_str());
+    log(LogLevel::Error, kCall, "ignoring DART_JOB_CHANNEL=\"%s\": expected tcp:ADDR[,ADDR...]:PORT",
+        cfg.job_channel.c_str());
     return;
   }
-  std::vector<pollfd> fds;
-  for (int p : pids) {
-    const int fd = static_cast<int>(::syscall(SYS_pidfd_open, p, 0));
-    if (fd >= 0) {
-      fds.push_back({fd, POLLIN, 0});
-    } else if (errno != ESRCH) {  // ESRCH: that unit is gone already
-      log(LogLevel::Warn, kCall, "pidfd_open: %s; no clean-up of /dev/shm on this host", std::strerror(errno));
-      for (pollfd& f : fds) ::close(f.fd);
-      return;
-    }
+  const int pid = static_cast<int>(::getpid());
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    log(LogLevel::Warn, kCall, "pidfd_open: %s; this unit's end goes unwatched", std::strerror(errno));
+    return;
   }
-  char host[256] = "?";
-  ::gethostname(host, sizeof host - 1);
-  int sock = dial_channel(cfg.job_channel, kDialMs);
-  if (sock >= 0 && !send_and_await_ok(sock, "dartrun-watch-1 " + cfg.stdin_secret + " " + host + "\n", kAckMs)) {
-    ::close(sock);
-    sock = -1;
-  }
-  if (sock < 0)
-    log(LogLevel::Warn, kCall, "cannot reach dartrun at %s: this host's clean-up goes unreported",
-        cfg.job_channel.c_str());
-  char prefix[40];
-  const int plen = std::snprintf(prefix, sizeof prefix, "dart-%016llx-", static_cast<unsigned long long>(cfg.job_key));
-  std::vector<int> keep;
-  for (const pollfd& f : fds) keep.push_back(f.fd);
-  if (sock >= 0) keep.push_back(sock);
-  std::sort(keep.begin(), keep.end());
+  // Everything the watcher needs is made here: after fork it may only make
+  // system calls (the unit has threads, MPI's among them).
+  const std::string head = "dartrun-unit-1 " + cfg.stdin_secret + " " + std::to_string(myid) + " ";
+  std::vector<char> line(head.size() + 48);
+  char prefix[64];
+  const int plen = std::snprintf(prefix, sizeof prefix, "dart-%016llx-%d-",
+                                 static_cast<unsigned long long>(cfg.job_key), myid);
   const pid_t child = ::fork();
-  if (child == 0) watch(fds, sock, keep, prefix, static_cast<std::size_t>(plen));
-  if (child < 0) log(LogLevel::Warn, kCall, "fork: %s; no clean-up of /dev/shm on this host", std::strerror(errno));
-  for (pollfd& f : fds) ::close(f.fd);
-  if (sock >= 0) ::close(sock);
+  if (child == 0)
+    watch(pidfd, pid, addrs, head.c_str(), head.size(), line, prefix, static_cast<std::size_t>(plen));
+  if (child < 0) log(LogLevel::Warn, kCall, "fork: %s; this unit's end goes unwatched", std::strerror(errno));
+  ::close(pidfd);
 }
 
 }  // namespace dart

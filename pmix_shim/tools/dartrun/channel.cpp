@@ -19,7 +19,7 @@ namespace dartrun {
 namespace {
 
 constexpr std::size_t kMaxLine = 1024;
-// A peer gets this long to present the secret; a watcher that did is kept.
+// A peer gets this long to say what it has to say.
 constexpr auto kHelloDeadline = std::chrono::seconds(5);
 constexpr std::size_t kMaxPendingPeers = 64;
 
@@ -59,7 +59,6 @@ struct JobChannel::Peer {
   int fd;
   Clock::time_point deadline;
   std::string in;
-  bool watcher = false;
 };
 
 std::vector<std::string> host_addresses() {
@@ -135,14 +134,14 @@ std::string JobChannel::stdin_uri() {
   return uri_;
 }
 
-bool JobChannel::await_watchers(Clock::time_point deadline) {
-  std::unique_lock<std::mutex> l(mu_);
-  return cv_.wait_until(l, deadline, [this] { return watchers_open_ == 0; });
-}
-
 JobChannel::Stats JobChannel::stats() {
   std::lock_guard<std::mutex> l(mu_);
   return stats_;
+}
+
+std::vector<int> JobChannel::observed() {
+  std::lock_guard<std::mutex> l(mu_);
+  return observed_;
 }
 
 ExitReports JobChannel::reports() {
@@ -152,10 +151,12 @@ ExitReports JobChannel::reports() {
 
 void JobChannel::drop(Peer &p, const char *why) {
   std::fprintf(stderr, "dartrun: rendezvous: dropped %s: %s\n", peer_name(p.fd).c_str(), why);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ++stats_.peers_dropped;  // before the peer can see it closed
+  }
   ::close(p.fd);
   p.fd = -1;
-  std::lock_guard<std::mutex> l(mu_);
-  ++stats_.peers_dropped;
 }
 
 static void reply_ok(int fd) {
@@ -166,24 +167,8 @@ static void reply_ok(int fd) {
 }
 
 void JobChannel::handle_line(Peer &p, const std::string &line) {
-  if (p.watcher) {
-    // A watcher's second line: "done N".
-    std::vector<std::string> w = words(line);
-    long n = 0;
-    std::lock_guard<std::mutex> l(mu_);
-    if (w.size() == 2 && w[0] == "done" && parse_long(w[1], &n) && n >= 0) {
-      ++stats_.watchers_done;
-      stats_.objects_removed += static_cast<unsigned>(n);
-      reply_ok(p.fd);
-    }
-    ::close(p.fd);
-    p.fd = -1;
-    --watchers_open_;
-    cv_.notify_all();
-    return;
-  }
   std::vector<std::string> w = words(line);
-  if (w.size() < 3 || (w[0] != "dartrun-stdin-1" && w[0] != "dartrun-exit-1" && w[0] != "dartrun-watch-1"))
+  if (w.size() < 3 || (w[0] != "dartrun-stdin-1" && w[0] != "dartrun-exit-1" && w[0] != "dartrun-unit-1"))
     return drop(p, "not a DART unit's hello");
   if (!same_secret(w[1], secret_)) return drop(p, "wrong secret");
   if (w[0] == "dartrun-stdin-1") {
@@ -194,26 +179,24 @@ void JobChannel::handle_line(Peer &p, const std::string &line) {
     if (uri_.empty()) uri_ = w[2];
     return;
   }
+  long unit = 0, code = 0, removed = 0;
   if (w[0] == "dartrun-exit-1") {
-    long unit = 0, code = 0;
     if (w.size() != 4 || !parse_long(w[2], &unit) || !parse_long(w[3], &code) || unit < 0)
       return drop(p, "bad exit report");
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      reports_.add(unit, static_cast<int>(code));
-    }
-    reply_ok(p.fd);  // only now may the unit exit: its code is recorded
-    ::close(p.fd);
-    p.fd = -1;
-    return;
+    std::lock_guard<std::mutex> l(mu_);
+    reports_.add(unit, static_cast<int>(code));
+  } else {
+    if (w.size() != 5 || !parse_long(w[2], &unit) || !parse_long(w[3], &code) || !parse_long(w[4], &removed) ||
+        unit < 0 || code < -1 || code > 0xffff || removed < 0)
+      return drop(p, "bad unit report");
+    std::lock_guard<std::mutex> l(mu_);
+    if (code >= 0) observed_.push_back(static_cast<int>(code));
+    ++stats_.units_reported;
+    stats_.objects_removed += static_cast<unsigned>(removed);
   }
-  // dartrun-watch-1: kept until it reports, whatever the time.
-  p.watcher = true;
-  p.deadline = Clock::time_point::max();
-  std::lock_guard<std::mutex> l(mu_);
-  ++stats_.watchers;
-  ++watchers_open_;
-  reply_ok(p.fd);
+  reply_ok(p.fd);  // only now may the unit (or its watcher) go: it is recorded
+  ::close(p.fd);
+  p.fd = -1;
 }
 
 void JobChannel::run() {
@@ -232,28 +215,14 @@ void JobChannel::run() {
         ssize_t n = ::recv(p.fd, buf, sizeof buf, 0);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (n <= 0) {
-          if (p.watcher) {
-            // Its host went away before the watcher reported: nothing to
-            // wait for any more.
-            std::lock_guard<std::mutex> l(mu_);
-            --watchers_open_;
-            cv_.notify_all();
-            ::close(p.fd);
-            p.fd = -1;
-          } else {
-            drop(p, "closed before it presented the secret");
-          }
+          drop(p, "closed before it presented the secret");
           continue;
         }
         p.in.append(buf, static_cast<size_t>(n));
-        size_t nl = p.in.find('\n');
-        if (nl != std::string::npos) {
-          std::string line = p.in.substr(0, nl);
-          p.in.erase(0, nl + 1);
-          handle_line(p, line);
-        } else if (p.in.size() > kMaxLine) {
+        if (size_t nl = p.in.find('\n'); nl != std::string::npos)
+          handle_line(p, p.in.substr(0, nl));
+        else if (p.in.size() > kMaxLine)
           drop(p, "line too long");
-        }
       }
       if (p.fd >= 0 && now > p.deadline) drop(p, "did not present the secret in time");
     }
@@ -262,20 +231,15 @@ void JobChannel::run() {
     for (;;) {
       int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (c < 0) break;
-      size_t pending = std::count_if(peers.begin(), peers.end(), [](const Peer &p) { return !p.watcher; });
-      if (pending >= kMaxPendingPeers) {
+      if (peers.size() >= kMaxPendingPeers) {
         // Many silent peers at once: the oldest goes first.
-        auto oldest = std::find_if(peers.begin(), peers.end(), [](const Peer &p) { return !p.watcher; });
-        drop(*oldest, "too many peers waiting");
-        peers.erase(oldest);
+        drop(peers.front(), "too many peers waiting");
+        peers.erase(peers.begin());
       }
-      peers.push_back({c, Clock::now() + kHelloDeadline, {}, false});
+      peers.push_back({c, Clock::now() + kHelloDeadline, {}});
     }
   }
   for (auto &p : peers) ::close(p.fd);
-  std::lock_guard<std::mutex> l(mu_);
-  watchers_open_ = 0;
-  cv_.notify_all();
 }
 
 }  // namespace dartrun

@@ -5,9 +5,11 @@
 //
 //   dartrun-stdin-1 SECRET URI       unit 0's stdin server (then closed)
 //   dartrun-exit-1 SECRET UNIT CODE  a unit's exit code; answered "ok"
-//   dartrun-watch-1 SECRET HOST      a host's clean-up watcher; answered
-//                                    "ok", kept open until it sends
-//                                    "done N" (N objects removed; "ok")
+//   dartrun-unit-1 SECRET UNIT STATUS REMOVED
+//                                    a unit's watcher (dart/src/core/
+//                                    unit_watch.hpp): the unit's wait
+//                                    status (-1: not known) and how many of
+//                                    its /dev/shm objects it removed; "ok"
 //
 // A peer that does not present the secret within 5 s, sends anything else
 // or a wrong secret is closed and counted; the job never sees it.
@@ -16,7 +18,6 @@
 #include "outcome.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -43,21 +44,19 @@ class JobChannel {
   // port; fills "tcp:A1,A2,...:PORT". False (said on stderr) on failure.
   bool listen(const std::string &mode, std::string *spec);
   void start();
-  // Stops the thread and closes every peer (watchers still open included).
+  // Stops the thread and closes every peer.
   void stop();
 
   // Unit 0's server URI once its hello came; empty until then.
   std::string stdin_uri();
-  // Waits until every watcher that registered has said done or gone away,
-  // or `deadline`; false if some are still open then.
-  bool await_watchers(Clock::time_point deadline);
-
   struct Stats {
-    unsigned peers_dropped = 0, watchers = 0, watchers_done = 0, objects_removed = 0;
+    unsigned peers_dropped = 0, units_reported = 0, objects_removed = 0;
   };
   Stats stats();
   // The exit codes units reported here.
   ExitReports reports();
+  // The wait statuses the units' watchers read, in no particular order.
+  std::vector<int> observed();
 
   // The listening socket, for the launcher's child to close.
   int fd() const { return listen_fd_; }
@@ -73,11 +72,10 @@ class JobChannel {
   int wake_[2] = {-1, -1};
   std::thread thread_;
   std::mutex mu_;
-  std::condition_variable cv_;
   std::string uri_;
   ExitReports reports_;
+  std::vector<int> observed_;
   Stats stats_;
-  unsigned watchers_open_ = 0;
 };
 
 }  // namespace dartrun

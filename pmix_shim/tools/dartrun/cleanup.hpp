@@ -1,8 +1,8 @@
 // The job's names and what dartrun removes after it: the per-job secret,
 // the key of its shared-memory objects (DART_JOB_KEY), its private
 // directory, and the objects a killed job left in this host's /dev/shm.
-// Other hosts are cleaned by a watcher per host that libdart starts
-// (dart/src/core/host_watch.cpp), which reports over the job channel.
+// Other hosts are cleaned by the watcher libdart starts for every unit
+// (dart/src/core/unit_watch.hpp), which reports over the job channel.
 #pragma once
 
 #include <string>

@@ -15,7 +15,7 @@
 //
 // The pieces: options.* (command line, launcher family), channel.* (the
 // TCP listener every unit can reach: unit 0's stdin rendezvous, exit
-// reports, clean-up watchers), outcome.* (the exit status rule, hydra's
+// reports, the units' watchers), outcome.* (the exit status rule, hydra's
 // status line), cleanup.* (the job's key, directory and /dev/shm objects),
 // pusher.* (the relay). This file runs the launcher and puts them together.
 //
@@ -60,9 +60,6 @@ using Clock = std::chrono::steady_clock;
 // After forwarding a signal, how long the launcher gets to end the job
 // before dartrun kills the launcher's process group.
 constexpr auto kSignalGrace = std::chrono::seconds(10);
-// After the launcher exited, how long the hosts' clean-up watchers get to
-// report: they act the moment the last unit of their host is gone.
-constexpr auto kWatcherGrace = std::chrono::seconds(5);
 
 long peak_rss_kib() {
   rusage ru{};
@@ -269,27 +266,27 @@ int main(int argc, char **argv) {
     pusher_thread.join();
   }
   if (filter_thread.joinable()) filter_thread.join();
-  // Every host's watcher removes what the job left there once its last
-  // unit is gone; wait (bounded) until each has said so.
-  const bool all_clean = channel.await_watchers(Clock::now() + kWatcherGrace);
+  // Every unit's watcher has reported by now (it holds the unit's output
+  // open until dartrun acknowledged, so the launcher could not finish
+  // before).
   channel.stop();
   const JobChannel::Stats cs = channel.stats();
   ExitReports reports = channel.reports();
   reports.read_dir(dir);
+  // mpirun's status is the rule already; its clean-up signals (SIGTERM to
+  // the rest) would only blur it.
+  const std::vector<int> observed = flavor == Flavor::hydra ? channel.observed() : std::vector<int>{};
   const int code = final_status(signalled, status, filter && filter->have_statuses() ? &filter->statuses() : nullptr,
-                                reports.first());
-  // This host's objects also when no watcher ran here (a unit killed
-  // inside dart_init, or a watcher that could not start).
+                                observed, reports.first());
+  // This host's objects also when no watcher ran (a unit killed inside
+  // dart_init, or a watcher that could not start).
   const int left = remove_job_objects(key);
   if (left)
     std::fprintf(stderr, "dartrun: removed %d shared-memory object%s the job left in /dev/shm\n", left,
                  left == 1 ? "" : "s");
   if (cs.objects_removed)
-    std::fprintf(stderr, "dartrun: the job's hosts removed %u shared-memory object%s the job left in /dev/shm\n",
+    std::fprintf(stderr, "dartrun: the units' watchers removed %u shared-memory object%s the job left in /dev/shm\n",
                  cs.objects_removed, cs.objects_removed == 1 ? "" : "s");
-  if (!all_clean)
-    std::fprintf(stderr, "dartrun: %u of %u hosts did not report their clean-up of /dev/shm within %lld s\n",
-                 cs.watchers - cs.watchers_done, cs.watchers, static_cast<long long>(kWatcherGrace.count()));
   pmixshim_iof_stats_t s{};
   pmixshim_get_iof_stats(&s);
   // A push that failed says how far delivery got, also when the job took
@@ -304,11 +301,11 @@ int main(int argc, char **argv) {
   if (o.stats) {
     std::fprintf(stderr,
                  "dartrun: stats: bytes_pushed=%llu bytes_acked=%llu xoff_received=%llu xon_received=%llu push=%s "
-                 "rendezvous=%s peers_dropped=%u watchers=%u/%u peak_rss_kib=%ld exit=%d\n",
+                 "rendezvous=%s peers_dropped=%u units_reported=%u peak_rss_kib=%ld exit=%d\n",
                  static_cast<unsigned long long>(s.bytes_pushed), static_cast<unsigned long long>(s.bytes_acked),
                  static_cast<unsigned long long>(s.xoff_received),
                  static_cast<unsigned long long>(s.xon_received), push ? PMIx_Error_string(pusher.result) : "none",
-                 !push ? "none" : pusher.via_tcp ? "tcp" : "unix", cs.peers_dropped, cs.watchers_done, cs.watchers,
+                 !push ? "none" : pusher.via_tcp ? "tcp" : "unix", cs.peers_dropped, cs.units_reported,
                  peak_rss_kib(), code);
   }
   if (!pusher.socket_path.empty()) ::unlink(pusher.socket_path.c_str());  // the server removes it; not if killed

@@ -76,11 +76,16 @@ void ExitReports::read_dir(const std::string &dir) {
   ::closedir(d);
 }
 
-int final_status(int signalled, int launcher, const std::vector<int> *units, int reported) {
+int final_status(int signalled, int launcher, const std::vector<int> *units, const std::vector<int> &observed,
+                 int reported) {
   if (signalled) return 128 + signalled;
   int code = WIFEXITED(launcher) ? WEXITSTATUS(launcher) : WIFSIGNALED(launcher) ? 128 + WTERMSIG(launcher) : 1;
   // hydra's own status is the OR of every unit's: use the units' own.
   if (units) code = outcome_of(*units);
+  // Without them (hydra gives up with 255 when a remote proxy reports a
+  // killed unit), what the watchers saw; a partial view that shows no
+  // failure must not turn a failed launch into a success.
+  else if (int seen = outcome_of(observed); seen != 0 && code != 0) code = seen;
   if (reported) code = reported;
   return code;
 }
@@ -134,10 +139,44 @@ void StdoutFilter::flush() {
   held_.clear();
 }
 
+// One host's line after hydra's first: "[HOST] S,S,...". hydra prints
+// the statuses of each proxy after the first on a line of its own.
+bool parse_more_exit_codes(const std::string &line, std::vector<int> *out) {
+  if (line.empty() || line[0] != '[') return false;
+  const size_t close = line.find("] ");
+  if (close == std::string::npos) return false;
+  std::string rest = line.substr(close + 2);
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.pop_back();
+  if (rest.empty() || rest.find_first_not_of("0123456789,") != std::string::npos) return false;
+  std::vector<int> v;
+  return parse_exit_codes("[mpiexec@x] Exit codes: " + line.substr(0, close + 1) + " " + rest, &v) &&
+         (out->insert(out->end(), v.begin(), v.end()), true);
+}
+
 void StdoutFilter::feed(const char *p, size_t n) {
   held_.append(p, n);
   size_t pos = 0;
   std::string out;
+  // Right after hydra's exit-code line: its lines for further hosts.
+  while (more_ && pos < held_.size()) {
+    const size_t nl = held_.find('\n', pos);
+    if (nl == std::string::npos) {
+      if (held_[pos] == '[' && held_.size() - pos <= kMaxLine) {
+        held_.erase(0, pos);  // wait for the rest of the line
+        if (!out.empty()) emit(out);
+        return;
+      }
+      more_ = false;
+      break;
+    }
+    const std::string line = held_.substr(pos, nl + 1 - pos);
+    if (!parse_more_exit_codes(line, &statuses_)) {
+      more_ = false;
+      break;
+    }
+    if (keep_) out += line;
+    pos = nl + 1;
+  }
   while (pos < held_.size()) {
     size_t m = held_.find(kMark, pos);
     if (m == std::string::npos) {
@@ -169,10 +208,16 @@ void StdoutFilter::feed(const char *p, size_t n) {
     if (parse_exit_codes(line, &v)) {
       statuses_ = std::move(v);
       have_ = true;
+      more_ = true;
       if (keep_) out += line;
-    } else {
-      out += line;
+      pos = nl + 1;
+      // Its lines for further hosts follow.
+      held_.erase(0, pos);
+      if (!out.empty()) emit(out);
+      if (!held_.empty()) feed("", 0);
+      return;
     }
+    out += line;
     pos = nl + 1;
   }
   held_.erase(0, pos);

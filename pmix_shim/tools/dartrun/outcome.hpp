@@ -17,7 +17,8 @@ namespace dartrun {
 int outcome_of(const std::vector<int> &statuses);
 
 // Parses hydra's "[mpiexec@HOST] Exit codes: [HOST] S,S,... [HOST] S,..."
-// line; false if it is not one.
+// line; false if it is not one. (Across hosts hydra puts each further
+// host's "[HOST] S,S,..." on a line of its own; StdoutFilter takes those.)
 bool parse_exit_codes(const std::string &line, std::vector<int> *out);
 
 // Exit codes units reported themselves, by unit: through files in
@@ -42,8 +43,11 @@ class ExitReports {
 // the launcher's status after it (mpirun: 1; hydra: the units', 0 when they
 // went down cleanly) nor the units' say anything of the program.
 // `launcher` is the launcher's wait status, `units` hydra's per-unit
-// statuses (null: not known), `reported` ExitReports::first().
-int final_status(int signalled, int launcher, const std::vector<int> *units, int reported);
+// statuses (null: not known), `observed` the statuses the units' watchers
+// read (maybe not every unit's: used only without `units`, and only when
+// they show a failure), `reported` ExitReports::first().
+int final_status(int signalled, int launcher, const std::vector<int> *units, const std::vector<int> &observed,
+                 int reported);
 
 bool write_all(int fd, const char *p, size_t n);
 
@@ -67,6 +71,7 @@ class StdoutFilter {
   bool keep_;
   std::string held_;
   bool have_ = false;
+  bool more_ = false;  // after the exit-code line: hosts' lines may follow
   std::vector<int> statuses_;
 };
 

@@ -2,6 +2,7 @@
 // forwarding to Impl.
 #include "impl.hpp"
 #include "wire.hpp"
+#include "ucx_close.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -442,6 +443,10 @@ Result<Registry> Registry::create(MPI_Comm comm, const Options& options) {
   int size = 0;
   MPI_Comm_rank(dup, &rank);
   MPI_Comm_size(dup, &size);
+  // Under MPICH, a registry whose ranks span hosts arms the workaround of
+  // MPICH's finalize hang there (mpifix/ucx_close.cpp).
+  if (dart::mpifix::note_comm_placement(dup, dart::mpifix::defaults_enabled()) != MPI_SUCCESS)
+    return Status::mpi_error;
 
   // My world = the members that are also in my MPI_COMM_WORLD; it is named
   // after its lowest rank in `comm`, which every member of it computes alike.

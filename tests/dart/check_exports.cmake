@@ -1,6 +1,6 @@
 # cmake -DLIBRARY=<libdart.so> -P check_exports.cmake
 # Fails unless every dynamic symbol libdart defines starts with dart_, but
-# for the one UCX function it interposes (src/core/mpi_defaults.cpp).
+# for the one UCX function it interposes (mpifix/ucx_close.cpp).
 find_program(NM nm REQUIRED)
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
   OUTPUT_VARIABLE out RESULT_VARIABLE rc)

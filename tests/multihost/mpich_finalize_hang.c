@@ -1,4 +1,4 @@
-/* The defect behind core/mpi_defaults.cpp's ucp_disconnect_nb, in raw MPI
+/* The defect behind mpifix/ucx_close.cpp's ucp_disconnect_nb, in raw MPI
  * (no DART): MPICH 4.0 over UCX hangs in MPI_Finalize across hosts in a
  * share of runs once ranks have talked to each other. Each rank says when it
  * enters and when it leaves MPI_Finalize, so mpich_finalize_hang.sh can

@@ -10,7 +10,7 @@
 # Exit 0: the hang was reproduced (every rank entered MPI_Finalize, some
 # never left), so the MPI still has the defect libdart works around.
 # Exit 77 (skipped): no hang in RUNS runs; the MPI may be fixed, and the
-# workaround in dart/src/core/mpi_defaults.cpp may be dropped. At the
+# workaround in mpifix/ucx_close.cpp may be dropped. At the
 # measured 30-75 % per run, 8 clean runs in a row happen by chance less
 # than once in 10^4. Exit 1: the program failed some other way.
 set -uo pipefail
@@ -46,5 +46,5 @@ for ((i = 1; i <= runs; ++i)); do
   cat "$out" >&2
   exit 1
 done
-echo "mpich_finalize_hang: SKIP: no hang in $runs runs; MPICH's MPI_Finalize may be fixed (dart/src/core/mpi_defaults.cpp's workaround may go)" >&2
+echo "mpich_finalize_hang: SKIP: no hang in $runs runs; MPICH's MPI_Finalize may be fixed (mpifix/ucx_close.cpp's workaround may go)" >&2
 exit 77

@@ -1,5 +1,7 @@
 #include "core/config.hpp"
 
+#include "ucx_close.hpp"
+
 #include "core/log.hpp"
 
 #include <cctype>
@@ -90,10 +92,7 @@ void read_stdin_mode(Config::StdinMode* mode) {
 
 }  // namespace
 
-bool read_mpi_defaults_flag() noexcept {
-  const char* v = std::getenv("DART_MPI_DEFAULTS");
-  return !(v && std::strcmp(v, "0") == 0);
-}
+bool read_mpi_defaults_flag() noexcept { return mpifix::defaults_enabled(); }
 
 Config read_config() {
   Config cfg;

@@ -2,7 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "core/mpi_defaults.hpp"
+#include "ucx_close.hpp"
 
 #include <cstring>
 #include <string>
@@ -23,7 +23,7 @@ constexpr std::size_t kLocalAlign = 64;
 Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mpi_multiple)
     : cfg_(cfg), owns_mpi_(owns_mpi), thread_multiple_(thread_multiple), mpi_multiple_(mpi_multiple) {
   world_ = std::make_unique<Team>(DART_TEAM_ALL, mpi::Comm::dup(MPI_COMM_WORLD), cfg_);
-  note_job_spans_hosts(!world_->on_one_host());
+  mpifix::note_job_spans_hosts(!world_->on_one_host(), read_mpi_defaults_flag());
   teams_.assign(kMaxTeams, nullptr);
   teams_[0] = world_.get();
 

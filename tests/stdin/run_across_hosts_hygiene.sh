@@ -8,10 +8,13 @@
 #       wait in a barrier: dartrun must exit 137 and no object of the job
 #       may remain in /dev/shm on any host (each host has its own).
 #   run_across_hosts_hygiene.sh code5     DARTRUN UNIT_EXIT
-#       unit 3, on the second host, calls exit(5) while the others wait;
-#       dartrun's directory is where no host sees it (its TMPDIR in the head's
-#       own /dev/shm), so the code can only come over the job channel:
-#       dartrun must exit 5.
+#       unit 3, on the second host, calls exit(5) after dart_exit; dartrun's
+#       directory is where no host sees it (its TMPDIR in the head's own
+#       /dev/shm), and under MPICH hydra's status line is made to lose the
+#       code (hydra_lost_status.sh, as hydra does by timing), so the code
+#       can only come over the job channel: dartrun must exit 5. (Not while
+#       the others wait in a barrier: MPICH 4.0.2 across hosts then hangs
+#       the job even without dartrun.)
 #   run_across_hosts_hygiene.sh placement DARTRUN READER GEN
 #       unit 0 on the second host, no --rendezvous and no host option that
 #       dartrun could see (the wrapper holds them): 1 MiB of stdin must reach
@@ -80,7 +83,10 @@ case $case in
     # A directory of the head's own /dev/shm: the rig's hosts each have a
     # private one, so no unit can write its exit report file there.
     hidden=$(mktemp -d /dev/shm/hygiene-XXXXXX)
-    TMPDIR=$hidden timeout --kill-after=5 "$tmo" "$dartrun" --stats -n "$np" "$prog" --unit "$last" --code 5 \
+    if [[ ${RIG_MPI:-openmpi} == mpich ]]; then
+      export REAL_MPIEXEC=$DARTRUN_LAUNCHER DARTRUN_LAUNCHER=$HERE/hydra_lost_status.sh
+    fi
+    TMPDIR=$hidden timeout --kill-after=5 "$tmo" "$dartrun" --stats -n "$np" "$prog" --unit "$last" --code 5 --late \
       </dev/null >"$work/out" 2>&1
     rc=$?
     grep -v '^\s*$' "$work/out" | tail -n 8

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -158,10 +159,18 @@ void start_unit_watch(const Config& cfg, int myid) {
   char prefix[64];
   const int plen = std::snprintf(prefix, sizeof prefix, "dart-%016llx-%d-",
                                  static_cast<unsigned long long>(cfg.job_key), myid);
+  // Forked twice, so that the watcher is no child of the unit: a program
+  // that waits for any of its children must not wait for it.
   const pid_t child = ::fork();
-  if (child == 0)
-    watch(pidfd, pid, addrs, head.c_str(), head.size(), line, prefix, static_cast<std::size_t>(plen));
+  if (child == 0) {
+    if (::fork() == 0)
+      watch(pidfd, pid, addrs, head.c_str(), head.size(), line, prefix, static_cast<std::size_t>(plen));
+    ::_exit(0);
+  }
   if (child < 0) log(LogLevel::Warn, kCall, "fork: %s; this unit's end goes unwatched", std::strerror(errno));
+  else
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
   ::close(pidfd);
 }
 

@@ -292,6 +292,8 @@ pmix_status_t open_listener(const std::string &spec, ServerState &s, std::string
     if (fd < 0) return PMIX_ERR_OUT_OF_RESOURCE;
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &wire::kTcpBufferBytes, sizeof wire::kTcpBufferBytes);
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &wire::kTcpBufferBytes, sizeof wire::kTcpBufferBytes);
     socklen_t al = sizeof a;
     if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || ::listen(fd, 64) != 0 ||
         getsockname(fd, reinterpret_cast<sockaddr *>(&a), &al) != 0) {

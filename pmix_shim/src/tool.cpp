@@ -393,6 +393,8 @@ int open_socket(const std::string &uri) {
     for (addrinfo *ai = res; ai; ai = ai->ai_next) {
       fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
       if (fd < 0) continue;
+      setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &wire::kTcpBufferBytes, sizeof wire::kTcpBufferBytes);
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &wire::kTcpBufferBytes, sizeof wire::kTcpBufferBytes);
       if (::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
         // Small frames (HELLO, TARGETS, END) must not wait for the kernel
         // to batch them: with Nagle on, a rendezvous over TCP ran at 0.4x

@@ -45,6 +45,14 @@ constexpr uint32_t kAckEnd = 1u << 0;
 constexpr uint32_t kAckPayload = 12;
 
 constexpr size_t kHeaderSize = 8;
+// Socket buffers of a TCP connection between a tool and the server, set on
+// both ends before connecting (the server's on its listening socket, which
+// accepted sockets inherit). Linux otherwise grows them to several MiB
+// (tcp_rmem/tcp_wmem maxima 6 and 4 MiB), all of it bytes in flight that
+// XOFF cannot hold back: across hosts a reader that stopped saw 4.9 MiB
+// arrive after it asked for a pause. The kernel doubles the value set, so
+// each end holds at most 512 KiB; a Unix socket's buffers are ~200 KiB.
+constexpr int kTcpBufferBytes = 256 * 1024;
 constexpr uint32_t kMaxDataPayload = 1u << 20;
 constexpr uint32_t kMaxHelloPayload = 1024;
 constexpr uint32_t kMaxTargets = 1024;

@@ -21,7 +21,7 @@ sanitizers=("$@")
 # the first line exist only when libpmix-dev / pybind11 were found.
 targets=(pmix_shim pmix_push dartrun test_pmix_server test_pmix_tools test_pmix_fuzz test_pmix_lifetime
          test_pmix_compat test_pmix_coexist pmix_python
-         stdin_gen stdin_reader unit_exit test_stdin_fanout stdin_wordcount)
+         stdin_gen stdin_reader unit_exit test_stdin_fanout test_dartrun stdin_wordcount)
 # The tests labelled pmix_shim or stdin, but not the ones labelled perf
 # (speed smoke tests: meaningless under a sanitizer, and they need the
 # benchmarks built) or install (installs and rebuilds the whole tree).

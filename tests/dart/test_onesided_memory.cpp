@@ -248,3 +248,126 @@ BOOST_FIXTURE_TEST_CASE(threads_put_and_get_concurrently, DartThreadFixture) {
   barrier();
   CHECK_OK(dart_team_memfree(seg));
 }
+
+// The direct-access cache under threads: while the main thread of every
+// unit allocates and frees segments of changing sizes (so slots are
+// emptied and refilled, and segment ids reused), two more threads put,
+// get and fetch-and-add through a long-lived segment, and put into and
+// flush each transient segment once before the main thread frees it (it
+// waits for their word; using a segment while it is freed is a program
+// error). Every access must succeed and read back what it wrote, the
+// bytes nobody writes must keep their sentinels, and every fetch-and-add
+// must land once. Under TSan this also shows the slot reads race-free.
+BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, DartThreadFixture) {
+  if (!multiple) {
+    BOOST_TEST_MESSAGE("rank " << me << ": DART_THREAD_MULTIPLE not available; thread part skipped");
+    return;
+  }
+  using T = long;
+  constexpr int kHelpers = 2;
+  constexpr std::size_t kSlice = 64, kGuard = 64;  // per helper; untouched guard between slices
+  constexpr std::size_t kLong = kHelpers * (kSlice + kGuard) + 1;  // last element: fetch-and-add counter
+  const long rounds = dartcheck::slow_ranks() ? 40 : mpitest::scaled(300);
+  // A placeholder first, so the transient segments fall in front of the
+  // long-lived one once it is freed.
+  const dart_gptr_t placeholder = team_alloc<T>(4096, DART_TYPE_LONG);
+  const dart_gptr_t longlived = team_alloc<T>(kLong, DART_TYPE_LONG);
+  CHECK_OK(dart_team_memfree(placeholder));
+  T* mine = own<T>(longlived, me);
+  for (std::size_t i = 0; i < kLong; ++i) mine[i] = (i + 1 == kLong) ? 0 : sentinel<T>(me, i, 130);
+  barrier();
+
+  std::mutex current_mutex;
+  dart_gptr_t current = DART_GPTR_NULL;  // the transient segment of round `round`
+  std::atomic<long> round{-1}, acks{0};
+  std::atomic<bool> stop{false};
+  std::atomic<long> failures{0}, adds{0};
+  auto helper = [&](int t) {
+    const std::size_t base = static_cast<std::size_t>(t) * (kSlice + kGuard);
+    std::vector<T> out(kSlice), in(kSlice);
+    long seen = -1;
+    for (long it = 0; !stop.load(std::memory_order_acquire); ++it) {
+      for (std::size_t i = 0; i < kSlice; ++i) out[i] = pattern<T>(me * 16 + t, i + static_cast<std::size_t>(it), 131);
+      const dart_gptr_t dst = at(longlived, right, base * sizeof(T));
+      if (dart_put_blocking(dst, out.data(), kSlice, DART_TYPE_LONG, DART_TYPE_LONG) != DART_OK) ++failures;
+      if (dart_get_blocking(in.data(), dst, kSlice, DART_TYPE_LONG, DART_TYPE_LONG) != DART_OK) ++failures;
+      if (in != out) {
+        ++failures;
+        std::size_t i = 0;
+        while (in[i] == out[i]) ++i;
+        BOOST_TEST_MESSAGE("rank " << me << " thread " << t << " iteration " << it << ": element " << i
+                                   << " read back " << show(in[i]) << ", wrote " << show(out[i]) << " (the value of iteration "
+                                   << [&] {
+                                        for (long j = it; j >= 0 && j > it - 100000; --j)
+                                          if (pattern<T>(me * 16 + t, i + static_cast<std::size_t>(j), 131) == in[i]) return j;
+                                        return -1L;
+                                      }()
+                                   << ")");
+      }
+      const T one = 1;
+      T before = 0;
+      if (dart_fetch_and_op(at(longlived, right, (kLong - 1) * sizeof(T)), &one, &before, DART_TYPE_LONG,
+                            DART_OP_SUM) != DART_OK)
+        ++failures;
+      else
+        ++adds;
+      const long r = round.load(std::memory_order_acquire);
+      if (r == seen) continue;
+      seen = r;
+      dart_gptr_t g;
+      {
+        std::lock_guard<std::mutex> lock(current_mutex);
+        g = current;
+      }
+      if (dart_put_blocking(at(g, right, static_cast<std::uint64_t>(t) * sizeof(T)), &out[0], 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG) != DART_OK ||
+          dart_flush(g) != DART_OK)
+        ++failures;
+      acks.fetch_add(1, std::memory_order_release);
+    }
+  };
+  std::vector<std::thread> ts;
+  for (long r = 0; r < rounds; ++r) {
+    const std::size_t elems = 16 + static_cast<std::size_t>(r % 7) * 500;  // sizes change, ids repeat
+    dart_gptr_t g = DART_GPTR_NULL;
+    if (dart_team_memalloc_aligned(DART_TEAM_ALL, elems, DART_TYPE_LONG, &g) != DART_OK) {
+      ++failures;
+      break;
+    }
+    std::fill_n(own<T>(g, me), elems, T{-1});
+    {
+      std::lock_guard<std::mutex> lock(current_mutex);
+      current = g;
+    }
+    round.store(r, std::memory_order_release);
+    if (r == 0)
+      for (int t = 0; t < kHelpers; ++t) ts.emplace_back(helper, t);
+    // The helpers' accesses to g are done (they ack after the flush)
+    // before any unit frees it: wait for this unit's, then barrier.
+    if (!poll_until([&] { return acks.load(std::memory_order_acquire) >= kHelpers * (r + 1); })) {
+      ++failures;
+      break;
+    }
+    barrier();
+    if (dart_team_memfree(g) != DART_OK) ++failures;
+  }
+  stop.store(true, std::memory_order_release);
+  for (auto& th : ts) th.join();
+  CHECK_EQ(failures.load(), 0L);
+  barrier();
+  // The left neighbour's helpers wrote the slices; nothing else changed.
+  std::size_t stray = 0;
+  for (int t = 0; t < kHelpers; ++t) {
+    const std::size_t base = static_cast<std::size_t>(t) * (kSlice + kGuard);
+    for (std::size_t i = base + kSlice; i < base + kSlice + kGuard; ++i)
+      if (mine[i] != sentinel<T>(me, i, 130)) ++stray;
+  }
+  CHECK_EQ(stray, std::size_t{0});
+  // Every fetch-and-add of the left neighbour landed once.
+  long left_adds = 0, my_adds = adds.load();
+  MPI_Sendrecv(&my_adds, 1, MPI_LONG, right, 7, &left_adds, 1, MPI_LONG, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK_EQ(static_cast<long>(mine[kLong - 1]), left_adds);
+  BOOST_TEST_MESSAGE("rank " << me << ": " << rounds << " rounds, " << my_adds << " fetch-and-adds");
+  barrier();
+  CHECK_OK(dart_team_memfree(longlived));
+}

@@ -126,4 +126,20 @@ void Window::reset() noexcept {
   win_ = MPI_WIN_NULL;
 }
 
+void flush_local(int rank, MPI_Win win) {
+#ifdef OPEN_MPI
+  mpi_check(MPI_Win_flush_local(rank, win), "MPI_Win_flush_local");
+#else
+  mpi_check(MPI_Win_flush(rank, win), "MPI_Win_flush");
+#endif
+}
+
+void flush_local_all(MPI_Win win) {
+#ifdef OPEN_MPI
+  mpi_check(MPI_Win_flush_local_all(win), "MPI_Win_flush_local_all");
+#else
+  mpi_check(MPI_Win_flush_all(win), "MPI_Win_flush_all");
+#endif
+}
+
 }  // namespace dart::mpi

@@ -121,7 +121,9 @@ void team_free(dart_gptr_t gptr) {
   if (agreed[1] != -agreed[2])
     invalid("members of team " + std::to_string(gptr.teamid) +
             " name different segments; nothing was freed (collective calls in different orders?)");
-  std::unique_ptr<Segment> owned = team.segments().remove(gptr.segid);
+  // Out of the direct-access cache first: another thread of this unit must
+  // not reach the range through a slot once the range can be reused.
+  std::unique_ptr<Segment> owned = team.unpublish(gptr.segid);
   team.heap_release(*owned);
   team.segment_ids().give_back(gptr.segid);
 }
@@ -399,7 +401,7 @@ dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {
     // Local: the caller's buffer leaves its dynamic window at once; the id
     // (and a window of its own) stays until every member has deregistered
     // it (Team::retire).
-    std::unique_ptr<Segment> owned = team->segments().remove(gptr.segid);
+    std::unique_ptr<Segment> owned = team->unpublish(gptr.segid);
     if (owned->reg_window >= 0 && owned->my_base) team->detach(owned->reg_window, owned->my_base);
     team->retire(std::move(owned));
   });

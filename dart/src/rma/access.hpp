@@ -33,25 +33,32 @@ struct Target {
 Target resolve(const dart_gptr_t& g);
 
 // The fast path of resolve(). The direct-access cache's slot of the
-// mapped segment `g` names (team/team.hpp), or nullptr, and then the caller
-// takes resolve(), which explains any error.
-[[nodiscard, gnu::always_inline]] inline const direct_cache::Entry* direct_entry(const dart_gptr_t& g) noexcept {
+// mapped segment `g` names (team/team.hpp), with the slot's word in
+// `word`, or nullptr, and then the caller takes resolve(), which explains
+// any error. Fields read from the slot count only once still(*e, word).
+[[nodiscard, gnu::always_inline]] inline const direct_cache::Entry* direct_entry(const dart_gptr_t& g,
+                                                                                 std::uint64_t& word) noexcept {
   const std::uint64_t key = direct_cache::key(g.teamid, g.segid);
   const direct_cache::Entry& e = direct_cache::g_slots[direct_cache::slot(key)];
-  return e.key.load(std::memory_order_acquire) == key ? &e : nullptr;
+  word = e.word.load(std::memory_order_acquire);
+  return (word & direct_cache::kKeyMask) == key ? &e : nullptr;
 }
 
 // The load/store address of `bytes` at `g` when the caller maps the
 // target's memory and the access is certainly valid (a heap or pool
 // segment, the target on the caller's node, the range inside its portion);
-// nullptr otherwise. One load (the slot) and predictable branches.
+// nullptr otherwise. One cache line (the slot) and predictable branches;
+// the caller confirms the slot with still().
 [[nodiscard, gnu::always_inline]] inline char* direct_in(const direct_cache::Entry& e, const dart_gptr_t& g,
                                                          std::size_t bytes) noexcept {
+  using direct_cache::racy;
   const Segment::Direct& d = e.d;
-  const auto node_rank = static_cast<unsigned>(g.unitid - d.first);
+  const auto node_rank = static_cast<unsigned>(g.unitid - racy(d.first));
   const std::uint64_t offset = g.addr_or_offs.offset;
-  if (node_rank >= static_cast<unsigned>(d.units) || offset > d.bytes || bytes > d.bytes - offset) return nullptr;
-  return d.base + node_rank * d.stride + offset;
+  const std::size_t seg_bytes = racy(d.bytes);
+  if (node_rank >= static_cast<unsigned>(racy(d.units)) || offset > seg_bytes || bytes > seg_bytes - offset)
+    return nullptr;
+  return racy(d.base) + node_rank * racy(d.stride) + offset;
 }
 
 // The load/store address of `bytes` at `g` in an extent of dart_memalloc
@@ -61,8 +68,11 @@ Target resolve(const dart_gptr_t& g);
 [[nodiscard]] char* direct_extent(const dart_gptr_t& g, std::size_t bytes) noexcept;
 
 [[nodiscard, gnu::always_inline]] inline char* direct(const dart_gptr_t& g, std::size_t bytes) noexcept {
-  const direct_cache::Entry* e = direct_entry(g);
-  return e ? direct_in(*e, g, bytes) : nullptr;
+  std::uint64_t word;
+  const direct_cache::Entry* e = direct_entry(g, word);
+  if (!e) return nullptr;
+  char* p = direct_in(*e, g, bytes);
+  return direct_cache::still(*e, word) ? p : nullptr;
 }
 
 // Whether `g` points into memory of dart_memalloc beyond the pool (an

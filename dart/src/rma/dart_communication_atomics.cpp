@@ -325,7 +325,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     t.window->note_issued(t.rank);
     done += static_cast<std::size_t>(n);
   }
-  if (local_complete) mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+  if (local_complete) mpi::flush_local(t.rank, t.win);
 }
 
 namespace {
@@ -387,8 +387,11 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
 [[gnu::always_inline]] static inline char* direct_atomic(const dart_gptr_t& g, dart_datatype_t dtype) noexcept {
   const std::size_t size = basic_size_or_zero(dtype);
   if (size == 0 || dtype == DART_TYPE_LONG_DOUBLE) return nullptr;
-  const direct_cache::Entry* e = direct_entry(g);
-  return e && e->d.cpu_atomics ? direct_in(*e, g, size) : nullptr;
+  std::uint64_t word;
+  const direct_cache::Entry* e = direct_entry(g, word);
+  if (!e || !direct_cache::racy(e->d.cpu_atomics)) return nullptr;
+  char* p = direct_in(*e, g, size);
+  return direct_cache::still(*e, word) ? p : nullptr;
 }
 
 void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op) {

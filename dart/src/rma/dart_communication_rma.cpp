@@ -124,7 +124,7 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   }
   if (mode == Mode::Blocking) {
     if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
-    else mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+    else mpi::flush_local(t.rank, t.win);
   }
 }
 
@@ -281,7 +281,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   }
   if (mode == Mode::Blocking) {
     if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
-    else mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local");
+    else mpi::flush_local(t.rank, t.win);
   }
   return h;
 }
@@ -339,16 +339,22 @@ enum class FlushKind { One, All, LocalOne, LocalAll };
 // MPI (all its traffic was load/store) owes only the fence. True when that
 // is the case and the call is valid.
 [[gnu::always_inline]] inline bool flush_direct(dart_gptr_t gptr, FlushKind kind) noexcept {
-  const direct_cache::Entry* e = direct_entry(gptr);
+  using direct_cache::racy;
+  std::uint64_t word;
+  const direct_cache::Entry* e = direct_entry(gptr, word);
   // Memory of dart_memalloc beyond the pool has a window of its own.
   if (!e || names_extent(gptr)) return false;
   if ((kind == FlushKind::One || kind == FlushKind::LocalOne) &&
-      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(e->d.team_size))
+      static_cast<unsigned>(gptr.unitid) >= static_cast<unsigned>(racy(e->d.team_size)))
     return false;
-  // A cached slot implies a runtime: dart_exit frees every segment, and
-  // with it its slot, before the runtime goes.
-  if (e->d.issued[0]->load(std::memory_order_acquire) || e->d.issued[1]->load(std::memory_order_acquire) ||
-      have_orphans())
+  const std::atomic<bool>* issued0 = racy(e->d.issued[0]);
+  const std::atomic<bool>* issued1 = racy(e->d.issued[1]);
+  // Confirmed before the flags are followed: they live in the segment's
+  // chunk, which a concurrent free may release. A cached slot implies a
+  // runtime: dart_exit frees every segment, and with it its slot, before
+  // the runtime goes.
+  if (!direct_cache::still(*e, word)) return false;
+  if (issued0->load(std::memory_order_acquire) || issued1->load(std::memory_order_acquire) || have_orphans())
     return false;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   stats::add(stats::SkippedFlush);
@@ -385,8 +391,8 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   switch (kind) {
     case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
     case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
-    case FlushKind::LocalOne: mpi_check(MPI_Win_flush_local(t.rank, t.win), "MPI_Win_flush_local"); break;
-    case FlushKind::LocalAll: mpi_check(MPI_Win_flush_local_all(t.win), "MPI_Win_flush_local_all"); break;
+    case FlushKind::LocalOne: mpi::flush_local(t.rank, t.win); break;
+    case FlushKind::LocalAll: mpi::flush_local_all(t.win); break;
   }
 }
 

@@ -170,7 +170,7 @@ Team::~Team() {
             [](int16_t a, int16_t b) { return static_cast<uint16_t>(a) < static_cast<uint16_t>(b); });
   for (int16_t id : ids) {
     if (id < 0 && retired_.erase(-int{id}) > 0) continue;
-    segments_.remove(id).reset();
+    unpublish(id).reset();
   }
   dynamic_.clear();
 }
@@ -338,22 +338,42 @@ std::mutex g_writers;
 void insert(Segment* seg, std::uint64_t k) noexcept {
   std::lock_guard<std::mutex> lock(g_writers);
   Entry& e = g_slots[slot(k)];
-  if (e.key.load(std::memory_order_relaxed) != 0) return;
-  e.d = seg->direct;
-  e.key.store(k, std::memory_order_release);
+  const std::uint64_t w = e.word.load(std::memory_order_relaxed);
+  if ((w & kKeyMask) != 0) return;
+  // The fields change below while readers may still check an older word of
+  // this slot: the fence keeps these stores after the erase's word store,
+  // so a reader that sees one of them sees the word changed (still()).
+  std::atomic_thread_fence(std::memory_order_release);
+  const Segment::Direct& d = seg->direct;
+  __atomic_store_n(&e.d.base, d.base, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.stride, d.stride, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.bytes, d.bytes, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.first, d.first, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.units, d.units, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.team_size, d.team_size, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.cpu_atomics, d.cpu_atomics, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.issued[0], d.issued[0], __ATOMIC_RELAXED);
+  __atomic_store_n(&e.d.issued[1], d.issued[1], __ATOMIC_RELAXED);
+  e.word.store((w & ~kKeyMask) + kGeneration + k, std::memory_order_release);
   seg->direct_key = k;
 }
 
-void erase(const Segment* seg) noexcept {
+void erase(Segment* seg) noexcept {
+  if (seg->direct_key == 0) return;
   std::lock_guard<std::mutex> lock(g_writers);
   Entry& e = g_slots[slot(seg->direct_key)];
   // Keys are unique among live segments, and only this one holds the key.
-  if (e.key.load(std::memory_order_relaxed) == seg->direct_key) e.key.store(0, std::memory_order_release);
+  const std::uint64_t w = e.word.load(std::memory_order_relaxed);
+  if ((w & kKeyMask) == seg->direct_key) e.word.store((w & ~kKeyMask) + kGeneration, std::memory_order_release);
+  seg->direct_key = 0;
 }
 }  // namespace direct_cache
 
-Segment::~Segment() {
-  if (direct_key != 0) direct_cache::erase(this);
+Segment::~Segment() { direct_cache::erase(this); }
+
+std::unique_ptr<Segment> Team::unpublish(int16_t id) {
+  if (Segment* seg = segments_.find(id)) direct_cache::erase(seg);
+  return segments_.remove(id);
 }
 
 void Team::publish(std::unique_ptr<Segment> seg) {

@@ -102,7 +102,8 @@ struct Segment {
   Segment() = default;
   Segment(const Segment&) = delete;
   Segment& operator=(const Segment&) = delete;
-  // Leaves the direct-access cache before the memory goes.
+  // Leaves the direct-access cache if Team::unpublish did not (members are
+  // destroyed after the body, so an own chunk's memory goes after this).
   ~Segment();
 
   // Bytes of `unit`'s portion.
@@ -119,17 +120,26 @@ struct Segment {
 // slot before the store: the slot's address is computed from the pointer
 // alone, the target's address from the slot (base + node rank * stride),
 // so nothing but the slot can miss the cache (a large copy evicts the
-// slot's neighbours, and each further dependent load was a miss then). Direct-mapped; a segment
-// whose slot is taken is simply not cached and takes resolve().
-// Slots change only while empty (under a mutex) and when their segment is
-// freed, so a reader that sees its key sees its segment's fields; reading
-// a slot while its segment is being freed is already an error of the
-// program (a use after free).
+// slot's neighbours, and each further dependent load was a miss then).
+// Direct-mapped; a segment whose slot is taken is simply not cached and
+// takes resolve().
+//
+// Threads of one unit read slots while others allocate and free, so a
+// slot is a sequence lock: its word holds the key (0 bits: empty) and a
+// generation that every change of the slot advances. A reader loads the
+// word, reads the fields it needs (racy(): relaxed, so a concurrent change
+// is no data race), and accepts them only if the word is unchanged after
+// an acquire fence (still()). A slot whose segment is freed meanwhile then
+// reads as a miss, never as a mix of two segments' fields. Writers hold a
+// mutex. A segment leaves the cache (Team::unpublish) before its memory
+// is released.
 namespace direct_cache {
 constexpr std::size_t kSlots = 1024;
+constexpr std::uint64_t kKeyMask = (std::uint64_t(1) << 33) - 1;  // below: key; above: generation
+constexpr std::uint64_t kGeneration = std::uint64_t(1) << 33;
 struct alignas(64) Entry {
-  std::atomic<std::uint64_t> key{0};  // key(team, segid); 0: empty
-  Segment::Direct d;
+  std::atomic<std::uint64_t> word{0};  // generation | key(team, segid); key bits 0: empty
+  Segment::Direct d;                   // written only with the key bits 0
 };
 static_assert(sizeof(Entry) == 64, "a slot is one cache line");
 // Hidden: reached PC-relative, not through the GOT (one load less per put).
@@ -140,11 +150,22 @@ extern Entry g_slots[kSlots] __attribute__((visibility("hidden")));
 [[nodiscard]] constexpr std::size_t slot(std::uint64_t key) noexcept {
   return ((key & 0xffff) ^ ((key >> 16) & 0xffff) * 61) & (kSlots - 1);
 }
+// A field of a slot, read while a writer may change it; valid only if
+// still() confirms the word read before.
+template <class T>
+[[nodiscard, gnu::always_inline]] inline T racy(const T& field) noexcept {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
+// Whether the slot still holds what `word` said when its fields were read.
+[[nodiscard, gnu::always_inline]] inline bool still(const Entry& e, std::uint64_t word) noexcept {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return e.word.load(std::memory_order_relaxed) == word;
+}
 // Caches `seg` (direct.base set) under `key` when its slot is free; sets
 // seg->direct_key then.
 void insert(Segment* seg, std::uint64_t key) noexcept;
-// Removes `seg` if it is cached.
-void erase(const Segment* seg) noexcept;
+// Removes `seg` if it is cached and clears seg->direct_key.
+void erase(Segment* seg) noexcept;
 }  // namespace direct_cache
 
 // Bytes this node can still back: memory (MemAvailable + SwapFree) or, as
@@ -263,6 +284,10 @@ class Team {
   // Makes a fully built segment reachable (its fast-path fields filled in)
   // and hands it to the segment table.
   void publish(std::unique_ptr<Segment> seg);
+  // The reverse: takes segment `id` out of the direct-access cache, then
+  // out of the segment table, and returns it (nullptr if none). Callers
+  // release its memory only after this.
+  std::unique_ptr<Segment> unpublish(int16_t id);
   SegmentIds& segment_ids() noexcept { return segment_ids_; }
 
   // Creates a chunk of `bytes` per unit. Collective over the team; fails

@@ -21,12 +21,35 @@
 
 namespace dart {
 
+// One turn of the MPI library's progress engine per poll(): a receive
+// nobody will ever match (nothing is sent on `comm`), tested. Testing an
+// incomplete request runs the whole engine, one-sided components included.
+// A probe is not enough: Open MPI's pml/ucx runs the engine only on every
+// 100th probe, so osc/ucx, which applies incoming operations at the target
+// when the network cannot (TCP), served a waiting target every 10 ms, and
+// threads that all waited on such a target hung. `comm` must span other
+// processes: MPICH's MPI_Iprobe on MPI_COMM_SELF does not drive the
+// network module that carries RMA. Used by one thread; any number may
+// exist at once on the same communicator.
+class ProgressPoller {
+ public:
+  explicit ProgressPoller(MPI_Comm comm) noexcept;
+  ProgressPoller(const ProgressPoller&) = delete;
+  ProgressPoller& operator=(const ProgressPoller&) = delete;
+  ~ProgressPoller();  // cancels the receive
+  void poll() noexcept;
+
+ private:
+  MPI_Comm comm_;
+  MPI_Request pending_ = MPI_REQUEST_NULL;
+  bool have_request_ = false;
+};
+
 class ProgressThread {
  public:
-  // Starts polling on `comm`, a communicator nobody sends on. It must span
-  // other processes: MPICH's MPI_Iprobe on MPI_COMM_SELF does not drive
-  // the network module that carries RMA.
-  ProgressThread(mpi::Comm comm, std::chrono::microseconds interval);
+  // Starts polling on `comm` (see ProgressPoller), which must outlive the
+  // thread.
+  ProgressThread(MPI_Comm comm, std::chrono::microseconds interval);
   ProgressThread(const ProgressThread&) = delete;
   ProgressThread& operator=(const ProgressThread&) = delete;
   // Stops the thread (a stop request under the lock, then join).
@@ -35,7 +58,7 @@ class ProgressThread {
  private:
   void run();
 
-  mpi::Comm comm_;
+  MPI_Comm comm_;
   std::chrono::microseconds interval_;
   std::mutex mutex_;
   std::condition_variable wake_;

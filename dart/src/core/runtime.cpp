@@ -51,9 +51,9 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   extents_ = std::make_unique<Extents>(*world_, directory_offset, cfg_.local_pool_bytes, cfg_.job_key);
 
   // The progress thread may start later, from a call that is collective
-  // over some other team; its communicator is made now, while all units
-  // are in dart_init.
-  if (cfg_.progress_interval_us > 0 && mpi_multiple_) progress_comm_ = mpi::Comm::dup(MPI_COMM_WORLD);
+  // over some other team, and waits (dart_wait_until) poll on the same
+  // communicator; it is made now, while all units are in dart_init.
+  progress_comm_ = mpi::Comm::dup(MPI_COMM_WORLD);
 
     // Which MPI RMA may wait for its target (core/progress.hpp): under MPICH any;
     // under Open MPI the windows of teams that span nodes (or every team
@@ -78,7 +78,7 @@ void Runtime::ensure_progress() {
     return;
   }
   progress_ =
-      std::make_unique<ProgressThread>(std::move(progress_comm_), std::chrono::microseconds(cfg_.progress_interval_us));
+      std::make_unique<ProgressThread>(progress_comm_.get(), std::chrono::microseconds(cfg_.progress_interval_us));
 }
 
 Runtime::~Runtime() {

@@ -72,6 +72,8 @@ class Runtime {
   // Starts the progress thread (core/progress.hpp) unless it runs already, is
   // switched off, or MPI lacks MPI_THREAD_MULTIPLE (then warns once).
   void ensure_progress();
+  // A communicator nobody sends on, for ProgressPoller (core/progress.hpp).
+  [[nodiscard]] MPI_Comm progress_comm() const noexcept { return progress_comm_.get(); }
 
  private:
   Config cfg_;
@@ -79,7 +81,7 @@ class Runtime {
   bool thread_multiple_;
   bool mpi_multiple_;
   std::mutex progress_mutex_;
-  mpi::Comm progress_comm_;  // made at init (collective), used when the thread starts
+  mpi::Comm progress_comm_;  // made at init (collective); outlives progress_
   std::unique_ptr<ProgressThread> progress_;
   bool progress_warned_ = false;
   std::unique_ptr<Team> world_;

@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/runtime.hpp"
 
+#include <dash/dart/ext/dart_direct.h>
+
 #include <string>
 
 namespace dart {
@@ -90,3 +92,13 @@ Target resolve(const dart_gptr_t& g) {
 }
 
 }  // namespace dart
+
+extern "C" dart_ret_t dart_gptr_direct(dart_gptr_t gptr, void** addr) {
+  if (addr) *addr = nullptr;
+  return dart::entry("dart_gptr_direct", [&] {
+    dart::require(addr, "addr");
+    const dart::Target t = dart::resolve(gptr);
+    // The caller's own memory has an address with load/store off as well.
+    *addr = t.local ? t.local : t.mine;
+  });
+}

@@ -14,6 +14,7 @@
 #include "core/stats.hpp"
 #include "rma/access.hpp"
 #include "rma/copy.hpp"
+#include "rma/transfer.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -402,6 +403,11 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
 }
 
 }  // namespace
+
+void dart::put_complete(const dart_gptr_t& g, const void* src, std::size_t nelem, dart_datatype_t dtype) {
+  if (!is_basic_type(dtype)) invalid("the data type must be a basic type");
+  (void)transfer(Dir::Put, g, const_cast<void*>(src), nelem, dtype, dtype, Mode::Blocking);
+}
 
 extern "C" {
 

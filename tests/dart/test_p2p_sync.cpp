@@ -1,0 +1,445 @@
+// Point-to-point synchronisation extensions (ext/dart_wait.h,
+// ext/dart_signal.h, ext/dart_direct.h): waits and tests on the caller's
+// own memory for every comparison and integer type, in the single,
+// all/any/some and vector forms; put with signal (set and add, blocking
+// and not) with the data checked after the signal; signal fetch; direct
+// pointers; and bad input (another unit's memory, misaligned or
+// out-of-range words, non-integer types, unknown comparisons and signal
+// operations, NULL results), which must fail with DART_ERR_INVAL.
+//
+// Every unit waits on words its left neighbour writes (itself at 1 unit).
+// The .rma variant (DART_SHARED_MEMORY=0) sends every update through MPI
+// RMA, where the waiting unit must drive MPI progress itself; the
+// .noprogress variants also switch off the progress thread, so nothing
+// but the wait's own polling completes RMA aimed at the waiter.
+#include "dart_checks.hpp"
+
+#include <dash/dart/ext/dart_direct.h>
+#include <dash/dart/ext/dart_signal.h>
+#include <dash/dart/ext/dart_wait.h>
+#include <dash/dart/if/dart.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using dartcheck::at;
+using dartcheck::QuietDart;
+using Fixture = dartcheck::PlainDartFixture;
+
+template <class T>
+dart_gptr_t alloc(std::size_t nelem, dart_datatype_t dt) {
+  dart_gptr_t g = DART_GPTR_NULL;
+  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, nelem, dt, &g));
+  return g;
+}
+
+template <class T>
+T* own(dart_gptr_t g, int me) {
+  void* p = nullptr;
+  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(me));
+  REQUIRE_OK(dart_gptr_getaddr(g, &p));
+  return static_cast<T*>(p);
+}
+
+// One comparison case: the word starts at `before` (not satisfying
+// `x cmp value`) and the left neighbour writes `after` (satisfying it).
+template <class T>
+struct Case {
+  dart_cmp_t cmp;
+  T value, before, after;
+};
+
+template <class T>
+std::vector<Case<T>> cases() {
+  std::vector<Case<T>> c = {
+      {DART_CMP_EQ, T(5), T(0), T(5)}, {DART_CMP_NE, T(0), T(0), T(7)}, {DART_CMP_GT, T(5), T(5), T(6)},
+      {DART_CMP_GE, T(5), T(4), T(5)}, {DART_CMP_LT, T(5), T(5), T(4)}, {DART_CMP_LE, T(5), T(6), T(5)},
+  };
+  if (T(-1) < T(0)) {  // signed: the comparison must be signed too
+    c.push_back({DART_CMP_LT, T(0), T(1), T(-3)});
+    c.push_back({DART_CMP_GT, T(-2), T(-2), T(-1)});
+  } else {  // unsigned: the top bit is a large value, not a negative one
+    c.push_back({DART_CMP_GT, T(1), T(0), T(~T(0))});
+  }
+  return c;
+}
+
+// Every unit: the word at `g` (own portion) starts at `before`; a test
+// finds it unsatisfied; the left neighbour puts `after`; the wait returns
+// and the word holds `after`.
+template <class T>
+void every_case(const Fixture& f, dart_datatype_t dt) {
+  const dart_gptr_t g = alloc<T>(1, dt);
+  T* mine = own<T>(g, f.me);
+  for (const Case<T>& c : cases<T>()) {
+    *mine = c.before;
+    f.barrier();
+    int32_t result = -1;
+    CHECK_OK(dart_test_until(at(g, f.me), c.cmp, &c.value, dt, &result));
+    CHECK_EQ(result, 0);
+    f.barrier();
+    CHECK_OK(dart_put_blocking(at(g, f.right), &c.after, 1, dt, dt));
+    CHECK_OK(dart_wait_until(at(g, f.me), c.cmp, &c.value, dt));
+    CHECK_RANK(*mine == c.after);
+    CHECK_OK(dart_test_until(at(g, f.me), c.cmp, &c.value, dt, &result));
+    CHECK_EQ(result, 1);
+    f.barrier();
+  }
+  CHECK_OK(dart_team_memfree(g));
+}
+
+BOOST_FIXTURE_TEST_CASE(wait_and_test_every_comparison_and_integer_type, Fixture) {
+  every_case<unsigned char>(*this, DART_TYPE_BYTE);
+  every_case<short>(*this, DART_TYPE_SHORT);
+  every_case<int>(*this, DART_TYPE_INT);
+  every_case<unsigned int>(*this, DART_TYPE_UINT);
+  every_case<long>(*this, DART_TYPE_LONG);
+  every_case<unsigned long>(*this, DART_TYPE_ULONG);
+  every_case<long long>(*this, DART_TYPE_LONGLONG);
+  every_case<unsigned long long>(*this, DART_TYPE_ULONGLONG);
+}
+
+// A wait that must really wait: the writer sleeps first, then writes the
+// data and raises the flag; the waiter must see the data after the flag.
+BOOST_FIXTURE_TEST_CASE(wait_returns_after_a_late_update_with_its_data, Fixture) {
+  constexpr std::size_t kData = 4096;
+  const dart_gptr_t data = alloc<long>(kData, DART_TYPE_LONG);
+  const dart_gptr_t flag = alloc<long>(1, DART_TYPE_LONG);
+  *own<long>(flag, me) = 0;
+  barrier();
+  std::vector<long> out(kData);
+  for (std::size_t i = 0; i < kData; ++i) out[i] = static_cast<long>(me * 100000 + i);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  CHECK_OK(dart_put_blocking(at(data, right), out.data(), kData, DART_TYPE_LONG, DART_TYPE_LONG));
+  const long one = 1;
+  CHECK_OK(dart_accumulate(at(flag, right), &one, 1, DART_TYPE_LONG, DART_OP_SUM));
+  CHECK_OK(dart_flush(at(flag, right)));
+  CHECK_OK(dart_wait_until(at(flag, me), DART_CMP_EQ, &one, DART_TYPE_LONG));
+  const long* got = own<long>(data, me);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kData; ++i) wrong += got[i] != static_cast<long>(left * 100000 + i);
+  CHECK_EQ(wrong, std::size_t{0});
+  barrier();
+  CHECK_OK(dart_team_memfree(flag));
+  CHECK_OK(dart_team_memfree(data));
+}
+
+// ---- all / any / some, plain and vector ---------------------------------------------
+
+constexpr std::size_t kWords = 8;
+
+struct Words {
+  explicit Words(const Fixture& f) : f_(f), g(alloc<int>(kWords, DART_TYPE_INT)), mine(own<int>(g, f.me)) {
+    reset();
+  }
+  ~Words() { CHECK_OK(dart_team_memfree(g)); }
+  void reset() {
+    for (std::size_t i = 0; i < kWords; ++i) mine[i] = 0;
+    f_.barrier();
+  }
+  // The left neighbour's words `idx` get `v` (or v + index with `plus_index`).
+  void write_right(const std::vector<std::size_t>& idx, int v, bool plus_index = false) const {
+    for (std::size_t i : idx) {
+      const int x = plus_index ? v + static_cast<int>(i) : v;
+      CHECK_OK(dart_put_blocking(at(g, f_.right, i * sizeof(int)), &x, 1, DART_TYPE_INT, DART_TYPE_INT));
+    }
+  }
+  [[nodiscard]] dart_gptr_t here() const { return at(g, f_.me); }
+
+  const Fixture& f_;
+  dart_gptr_t g;
+  int* mine;
+};
+
+BOOST_FIXTURE_TEST_CASE(all_any_some_with_status, Fixture) {
+  Words w(*this);
+  const int one = 1;
+  int status[kWords] = {0, 0, 0, 1, 0, 0, 1, 0};  // 3 and 6 left out
+  std::size_t index = 0, count = 99, indices[kWords] = {};
+  int32_t result = -1;
+
+  // Nothing written yet: no test is satisfied.
+  CHECK_OK(dart_test_until_any(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, &index));
+  CHECK_EQ(index, DART_WAIT_NONE);
+  CHECK_OK(dart_test_until_some(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, std::size_t{0});
+  CHECK_OK(dart_test_until_all(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, &result));
+  CHECK_EQ(result, 0);
+  barrier();
+
+  // any: only excluded word 3 and included word 5 are written.
+  w.write_right({3, 5}, 1);
+  CHECK_OK(dart_wait_until_any(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, &index));
+  CHECK_EQ(index, std::size_t{5});
+  barrier();
+  w.reset();
+
+  // some: words 1, 3, 6, 7 written before anyone looks; 3 and 6 left out.
+  w.write_right({1, 3, 6, 7}, 1);
+  barrier();
+  CHECK_OK(dart_wait_until_some(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, std::size_t{2});
+  CHECK_EQ(indices[0], std::size_t{1});
+  CHECK_EQ(indices[1], std::size_t{7});
+  CHECK_OK(dart_test_until_some(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, std::size_t{2});
+  barrier();
+  w.reset();
+
+  // all: the included words one by one, the wait must not return early.
+  w.write_right({0, 1, 2, 4, 5}, 1);
+  CHECK_OK(dart_test_until_all(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, &result));
+  // (may or may not hold yet: word 7 comes last, after a pause)
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  w.write_right({7}, 1);
+  CHECK_OK(dart_wait_until_all(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT));
+  for (std::size_t i = 0; i < kWords; ++i)
+    if (!status[i]) CHECK_EQ(w.mine[i], 1);
+  CHECK_EQ(w.mine[3], 0);
+  CHECK_EQ(w.mine[6], 0);
+  CHECK_OK(dart_test_until_all(w.here(), kWords, status, DART_CMP_EQ, &one, DART_TYPE_INT, &result));
+  CHECK_EQ(result, 1);
+  barrier();
+}
+
+BOOST_FIXTURE_TEST_CASE(vector_forms_compare_each_word_with_its_own_value, Fixture) {
+  Words w(*this);
+  int values[kWords];
+  for (std::size_t i = 0; i < kWords; ++i) values[i] = 10 + static_cast<int>(i);
+  std::size_t index = 0, count = 0, indices[kWords] = {};
+  int32_t result = -1;
+
+  // Word i becomes 10 + i for i in {2, 4}; 10 everywhere else would satisfy
+  // the plain form only at word 0.
+  w.write_right({2, 4}, 10, true);
+  CHECK_OK(dart_wait_until_any_vector(w.here(), kWords, nullptr, DART_CMP_EQ, values, DART_TYPE_INT, &index));
+  CHECK_RANK(index == 2 || index == 4);
+  barrier();
+  CHECK_OK(dart_wait_until_some_vector(w.here(), kWords, nullptr, DART_CMP_EQ, values, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, std::size_t{2});
+  CHECK_EQ(indices[0], std::size_t{2});
+  CHECK_EQ(indices[1], std::size_t{4});
+  CHECK_OK(dart_test_until_all_vector(w.here(), kWords, nullptr, DART_CMP_EQ, values, DART_TYPE_INT, &result));
+  CHECK_EQ(result, 0);
+  barrier();
+
+  // GE against a rising vector: every word must reach its own bound.
+  w.write_right({0, 1, 3, 5, 6, 7}, 10, true);
+  CHECK_OK(dart_wait_until_all_vector(w.here(), kWords, nullptr, DART_CMP_GE, values, DART_TYPE_INT));
+  for (std::size_t i = 0; i < kWords; ++i) CHECK_RANK(w.mine[i] >= values[i]);
+  CHECK_OK(dart_test_until_any_vector(w.here(), kWords, nullptr, DART_CMP_LT, values, DART_TYPE_INT, &index));
+  CHECK_EQ(index, DART_WAIT_NONE);
+  CHECK_OK(dart_test_until_some_vector(w.here(), kWords, nullptr, DART_CMP_GE, values, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, kWords);
+  barrier();
+}
+
+BOOST_FIXTURE_TEST_CASE(nothing_included_returns_at_once, Fixture) {
+  Words w(*this);
+  const int one = 1;
+  const int none[kWords] = {1, 1, 1, 1, 1, 1, 1, 1};
+  std::size_t index = 0, count = 7, indices[kWords] = {};
+  int32_t result = -1;
+  CHECK_OK(dart_wait_until_all(w.here(), kWords, none, DART_CMP_EQ, &one, DART_TYPE_INT));
+  CHECK_OK(dart_wait_until_any(w.here(), kWords, none, DART_CMP_EQ, &one, DART_TYPE_INT, &index));
+  CHECK_EQ(index, DART_WAIT_NONE);
+  CHECK_OK(dart_wait_until_some(w.here(), kWords, none, DART_CMP_EQ, &one, DART_TYPE_INT, indices, &count));
+  CHECK_EQ(count, std::size_t{0});
+  CHECK_OK(dart_wait_until_all(w.here(), 0, nullptr, DART_CMP_EQ, &one, DART_TYPE_INT));
+  CHECK_OK(dart_test_until_all(w.here(), 0, nullptr, DART_CMP_EQ, &one, DART_TYPE_INT, &result));
+  CHECK_EQ(result, 1);
+  CHECK_OK(dart_wait_until_some(w.here(), 0, nullptr, DART_CMP_EQ, nullptr, DART_TYPE_INT, nullptr, &count));
+  CHECK_EQ(count, std::size_t{0});
+  barrier();
+}
+
+// ---- put with signal ------------------------------------------------------------------
+
+// Rounds of a ping-pong between each unit and its neighbours: the left
+// neighbour's data arrives with signal = round (SET); the unit checks it
+// and acknowledges by adding 1 to the left neighbour's ack word (ADD).
+// The data of a round must be complete when its signal is seen.
+void ping_pong(const Fixture& f, bool blocking) {
+  constexpr std::size_t kData = 1024;
+  const int rounds = static_cast<int>(mpitest::scaled(200));
+  const dart_gptr_t data = alloc<long>(kData, DART_TYPE_LONG);
+  const dart_gptr_t words = alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);  // [0] signal, [1] acks
+  const dart_gptr_t sig = words, ack = at(words, 0, sizeof(std::uint64_t));
+  own<unsigned long long>(words, f.me)[0] = 0;
+  own<unsigned long long>(words, f.me)[1] = 0;
+  f.barrier();
+  std::vector<long> out(kData);
+  const long* in = own<long>(data, f.me);
+  std::size_t wrong = 0;
+  for (int r = 1; r <= rounds; ++r) {
+    for (std::size_t i = 0; i < kData; ++i) out[i] = static_cast<long>((f.me * 1000 + r) * 10000 + i);
+    if (blocking) {
+      CHECK_OK(dart_put_signal_blocking(at(data, f.right), out.data(), kData, DART_TYPE_LONG, at(sig, f.right),
+                                        static_cast<std::uint64_t>(r), DART_SIGNAL_SET));
+    } else {
+      CHECK_OK(dart_put_signal(at(data, f.right), out.data(), kData, DART_TYPE_LONG, at(sig, f.right),
+                               static_cast<std::uint64_t>(r), DART_SIGNAL_SET));
+      out.assign(kData, -1);  // the source may be reused at once
+      CHECK_OK(dart_flush(at(sig, f.right)));
+    }
+    std::uint64_t seen = 0;
+    CHECK_OK(dart_signal_wait_until(at(sig, f.me), DART_CMP_GE, static_cast<std::uint64_t>(r), &seen));
+    CHECK_EQ(seen, static_cast<std::uint64_t>(r));
+    for (std::size_t i = 0; i < kData; ++i) wrong += in[i] != static_cast<long>((f.left * 1000 + r) * 10000 + i);
+    CHECK_OK(dart_signal_update(at(ack, f.left), 1, DART_SIGNAL_ADD));
+    // The right neighbour has read this round's data before the next one.
+    CHECK_OK(dart_signal_wait_until(at(ack, f.me), DART_CMP_GE, static_cast<std::uint64_t>(r), nullptr));
+  }
+  CHECK_EQ(wrong, std::size_t{0});
+  f.barrier();
+  std::uint64_t acks = 0;
+  CHECK_OK(dart_signal_fetch(at(ack, f.right), &acks));
+  CHECK_EQ(acks, static_cast<std::uint64_t>(rounds));
+  f.barrier();
+  CHECK_OK(dart_team_memfree(words));
+  CHECK_OK(dart_team_memfree(data));
+}
+
+BOOST_FIXTURE_TEST_CASE(put_signal_ping_pong_data_before_signal, Fixture) { ping_pong(*this, false); }
+BOOST_FIXTURE_TEST_CASE(put_signal_blocking_ping_pong_data_before_signal, Fixture) { ping_pong(*this, true); }
+
+// Every unit adds to every unit's counter, with data; the counter ends at
+// the sum of all adds, and dart_signal_fetch reads it from anywhere.
+BOOST_FIXTURE_TEST_CASE(signal_add_from_every_unit_sums, Fixture) {
+  const int adds = static_cast<int>(mpitest::scaled(50));
+  const dart_gptr_t counter = alloc<unsigned long long>(1, DART_TYPE_ULONGLONG);
+  const dart_gptr_t slots = alloc<int>(static_cast<std::size_t>(n), DART_TYPE_INT);
+  *own<unsigned long long>(counter, me) = 0;
+  barrier();
+  for (int k = 0; k < adds; ++k)
+    for (int u = 0; u < n; ++u)
+      CHECK_OK(dart_put_signal(at(slots, u, static_cast<std::uint64_t>(me) * sizeof(int)), &k, 1, DART_TYPE_INT,
+                               at(counter, u), static_cast<std::uint64_t>(me + 1), DART_SIGNAL_ADD));
+  CHECK_OK(dart_flush_all(counter));
+  const std::uint64_t total = static_cast<std::uint64_t>(adds) * static_cast<std::uint64_t>(n * (n + 1) / 2);
+  std::uint64_t seen = 0;
+  CHECK_OK(dart_signal_wait_until(at(counter, me), DART_CMP_EQ, total, &seen));
+  CHECK_EQ(seen, total);
+  const int* got = own<int>(slots, me);
+  for (int u = 0; u < n; ++u) CHECK_EQ(got[u], adds - 1);
+  barrier();
+  std::uint64_t remote = 0;
+  CHECK_OK(dart_signal_fetch(at(counter, right), &remote));
+  CHECK_EQ(remote, total);
+  barrier();
+  CHECK_OK(dart_team_memfree(slots));
+  CHECK_OK(dart_team_memfree(counter));
+}
+
+// ---- direct pointers --------------------------------------------------------------------
+
+BOOST_FIXTURE_TEST_CASE(direct_pointer_for_node_mates_null_elsewhere, Fixture) {
+  const dart_gptr_t g = alloc<long>(4, DART_TYPE_LONG);
+  own<long>(g, me)[2] = 1000 + me;
+  barrier();
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Group world_group = MPI_GROUP_NULL, node_group = MPI_GROUP_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Comm_group(node, &node_group);
+  const char* sm = std::getenv("DART_SHARED_MEMORY");
+  const bool load_store = !(sm && std::string(sm) == "0");
+  for (int u = 0; u < n; ++u) {
+    int node_rank = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(world_group, 1, &u, node_group, &node_rank);
+    void* p = reinterpret_cast<void*>(1);
+    CHECK_OK(dart_gptr_direct(at(g, u, 2 * sizeof(long)), &p));
+    if (u == me || (load_store && node_rank != MPI_UNDEFINED)) {
+      REQUIRE_RANK(p != nullptr);
+      CHECK_EQ(*static_cast<long*>(p), 1000L + u);
+    } else {
+      CHECK_RANK(p == nullptr);
+    }
+  }
+  // A store through the pointer is what the owner reads: each unit stores
+  // into its right neighbour's word when it has a pointer to it.
+  void* p = nullptr;
+  CHECK_OK(dart_gptr_direct(at(g, right, 3 * sizeof(long)), &p));
+  int stored = p ? 1 : 0, left_stored = 0;
+  if (p) *static_cast<long*>(p) = 7000 + me;
+  MPI_Sendrecv(&stored, 1, MPI_INT, right, 5, &left_stored, 1, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  barrier();
+  if (left_stored) {
+    long v = 0;
+    CHECK_OK(dart_get_blocking(&v, at(g, me, 3 * sizeof(long)), 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    CHECK_EQ(v, 7000L + left);
+  }
+  MPI_Group_free(&node_group);
+  MPI_Group_free(&world_group);
+  MPI_Comm_free(&node);
+  barrier();
+  CHECK_OK(dart_team_memfree(g));
+}
+
+// ---- bad input ----------------------------------------------------------------------------
+
+BOOST_FIXTURE_TEST_CASE(bad_input_is_refused_with_inval, Fixture) {
+  const dart_gptr_t g = alloc<long>(4, DART_TYPE_LONG);
+  const dart_gptr_t s = alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);
+  own<long>(g, me)[0] = 0;
+  barrier();
+  QuietDart quiet;
+  const long zero = 0;
+  const double dzero = 0;
+  int32_t result = 0;
+  std::size_t index = 0, count = 0;
+  // Waits on another unit's memory (where there is one).
+  if (n > 1) CHECK_EQ(dart_wait_until(at(g, right), DART_CMP_EQ, &zero, DART_TYPE_LONG), DART_ERR_INVAL);
+  // Non-integer type, unknown comparison, NULL value and results.
+  CHECK_EQ(dart_wait_until(at(g, me), DART_CMP_EQ, &dzero, DART_TYPE_DOUBLE), DART_ERR_INVAL);
+  CHECK_EQ(dart_wait_until(at(g, me), static_cast<dart_cmp_t>(0), &zero, DART_TYPE_LONG), DART_ERR_INVAL);
+  CHECK_EQ(dart_wait_until(at(g, me), static_cast<dart_cmp_t>(42), &zero, DART_TYPE_LONG), DART_ERR_INVAL);
+  CHECK_EQ(dart_wait_until(at(g, me), DART_CMP_EQ, nullptr, DART_TYPE_LONG), DART_ERR_INVAL);
+  CHECK_EQ(dart_test_until(at(g, me), DART_CMP_EQ, &zero, DART_TYPE_LONG, nullptr), DART_ERR_INVAL);
+  CHECK_EQ(dart_wait_until_any(at(g, me), 4, nullptr, DART_CMP_EQ, &zero, DART_TYPE_LONG, nullptr), DART_ERR_INVAL);
+  CHECK_EQ(dart_wait_until_some(at(g, me), 4, nullptr, DART_CMP_EQ, &zero, DART_TYPE_LONG, nullptr, &count),
+           DART_ERR_INVAL);
+  // Misaligned, past the end of the portion, no such segment or unit.
+  CHECK_EQ(dart_wait_until(at(g, me, 1), DART_CMP_EQ, &zero, DART_TYPE_LONG), DART_ERR_INVAL);
+  CHECK_EQ(dart_test_until_all(at(g, me), 5, nullptr, DART_CMP_EQ, &zero, DART_TYPE_LONG, &result), DART_ERR_INVAL);
+  dart_gptr_t bad = at(g, me);
+  bad.segid = 30000;
+  CHECK_EQ(dart_test_until_any(bad, 1, nullptr, DART_CMP_EQ, &zero, DART_TYPE_LONG, &index), DART_ERR_INVAL);
+  dart_gptr_t far = at(g, me);
+  far.unitid = n + 3;
+  CHECK_EQ(dart_wait_until(far, DART_CMP_EQ, &zero, DART_TYPE_LONG), DART_ERR_INVAL);
+  // Signals: misaligned, on another unit than the data, unknown operation.
+  const long v = 1;
+  CHECK_EQ(dart_put_signal(at(g, right), &v, 1, DART_TYPE_LONG, at(s, right, 4), 1, DART_SIGNAL_SET), DART_ERR_INVAL);
+  if (n > 1)
+    CHECK_EQ(dart_put_signal(at(g, right), &v, 1, DART_TYPE_LONG, at(s, me), 1, DART_SIGNAL_SET), DART_ERR_INVAL);
+  CHECK_EQ(dart_put_signal(at(g, right), &v, 1, DART_TYPE_LONG, at(s, right), 1, static_cast<dart_signal_op_t>(9)),
+           DART_ERR_INVAL);
+  CHECK_EQ(dart_put_signal(at(g, right), nullptr, 1, DART_TYPE_LONG, at(s, right), 1, DART_SIGNAL_SET),
+           DART_ERR_INVAL);
+  CHECK_EQ(dart_put_signal_blocking(at(g, right, 4 * sizeof(long)), &v, 1, DART_TYPE_LONG, at(s, right), 1,
+                                    DART_SIGNAL_SET),
+           DART_ERR_INVAL);
+  CHECK_EQ(dart_signal_update(at(s, right, 2 * sizeof(std::uint64_t)), 1, DART_SIGNAL_ADD), DART_ERR_INVAL);
+  CHECK_EQ(dart_signal_fetch(at(s, right), nullptr), DART_ERR_INVAL);
+  if (n > 1) CHECK_EQ(dart_signal_wait_until(at(s, right), DART_CMP_EQ, 0, nullptr), DART_ERR_INVAL);
+  // Direct pointers to memory that does not exist.
+  void* p = reinterpret_cast<void*>(1);
+  CHECK_EQ(dart_gptr_direct(far, &p), DART_ERR_INVAL);
+  CHECK_RANK(p == nullptr);
+  CHECK_EQ(dart_gptr_direct(at(g, me), nullptr), DART_ERR_INVAL);
+  // Nothing above changed the memory the refused calls named.
+  CHECK_EQ(own<long>(g, me)[0], 0L);
+  barrier();
+  CHECK_OK(dart_team_memfree(s));
+  CHECK_OK(dart_team_memfree(g));
+}
+
+}  // namespace

@@ -14,11 +14,13 @@
 // but the wait's own polling completes RMA aimed at the waiter.
 #include "dart_checks.hpp"
 
+#include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_signal.h>
 #include <dash/dart/ext/dart_wait.h>
 #include <dash/dart/if/dart.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -336,6 +338,79 @@ BOOST_FIXTURE_TEST_CASE(signal_add_from_every_unit_sums, Fixture) {
   barrier();
   CHECK_OK(dart_team_memfree(slots));
   CHECK_OK(dart_team_memfree(counter));
+}
+
+// ---- fetching atomics with handles -------------------------------------------------------
+
+// Each unit fetches-and-adds 1 to its right neighbour's counter k times,
+// each with a handle, changing its operand right after every call (the
+// call copies it); completed by dart_waitall, dart_test and
+// dart_wait_local, the results are 0 ... k-1. Then compare-and-swap with a
+// handle: the first succeeds, the second sees the first's value.
+BOOST_FIXTURE_TEST_CASE(fetching_atomics_with_handles, Fixture) {
+  const int k = static_cast<int>(mpitest::scaled(60));
+  const dart_gptr_t g = alloc<long>(2, DART_TYPE_LONG);
+  own<long>(g, me)[0] = 0;
+  own<long>(g, me)[1] = 0;
+  barrier();
+  std::vector<long> results(static_cast<std::size_t>(k), -1);
+  std::vector<dart_handle_t> hs(static_cast<std::size_t>(k), DART_HANDLE_NULL);
+  long operand = 1;
+  for (int i = 0; i < k; ++i) {
+    operand = 1;
+    CHECK_OK(dart_fetch_and_op_handle(at(g, right), &operand, &results[static_cast<std::size_t>(i)], DART_TYPE_LONG,
+                                      DART_OP_SUM, &hs[static_cast<std::size_t>(i)]));
+    operand = 1000;  // must not reach the target
+  }
+  // A third of them by dart_test, one by dart_wait_local, the rest at once.
+  for (int i = 0; i < k / 3; ++i) {
+    int32_t done = 0;
+    for (int spins = 0; !done && spins < 1000000; ++spins)
+      CHECK_OK(dart_test(&hs[static_cast<std::size_t>(i)], &done));
+    CHECK_EQ(done, 1);
+    CHECK_RANK(hs[static_cast<std::size_t>(i)] == DART_HANDLE_NULL);
+  }
+  CHECK_OK(dart_wait_local(&hs[static_cast<std::size_t>(k - 1)]));
+  CHECK_OK(dart_waitall(hs.data(), hs.size()));
+  std::vector<long> sorted = results;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t wrong = 0;
+  for (int i = 0; i < k; ++i) wrong += sorted[static_cast<std::size_t>(i)] != i;
+  CHECK_EQ(wrong, std::size_t{0});
+
+  const long zero = 0, mine = me + 1;
+  long first = -1, second = -1;
+  dart_handle_t h1 = DART_HANDLE_NULL, h2 = DART_HANDLE_NULL;
+  CHECK_OK(dart_compare_and_swap_handle(at(g, right, sizeof(long)), &mine, &zero, &first, DART_TYPE_LONG, &h1));
+  CHECK_OK(dart_wait(&h1));
+  CHECK_OK(dart_compare_and_swap_handle(at(g, right, sizeof(long)), &zero, &zero, &second, DART_TYPE_LONG, &h2));
+  CHECK_OK(dart_wait(&h2));
+  CHECK_EQ(first, 0L);
+  CHECK_EQ(second, static_cast<long>(mine));
+  barrier();
+  CHECK_EQ(own<long>(g, me)[0], static_cast<long>(k));
+  CHECK_EQ(own<long>(g, me)[1], static_cast<long>(left + 1));
+  barrier();  // every unit has read its counter before the next add
+
+  // A handle freed before completion: the operation still lands.
+  dart_handle_t h3 = DART_HANDLE_NULL;
+  long out = -1;
+  CHECK_OK(dart_fetch_and_op_handle(at(g, right), &operand, &out, DART_TYPE_LONG, DART_OP_SUM, &h3));
+  CHECK_OK(dart_handle_free(&h3));
+  CHECK_OK(dart_flush(g));
+  CHECK_EQ(out, static_cast<long>(k));
+  barrier();
+  CHECK_EQ(own<long>(g, me)[0], static_cast<long>(k) + operand);
+  {
+    QuietDart quiet;
+    CHECK_EQ(dart_fetch_and_op_handle(at(g, right), &operand, &out, DART_TYPE_LONG, DART_OP_SUM, nullptr),
+             DART_ERR_INVAL);
+    dart_handle_t h = reinterpret_cast<dart_handle_t>(1);
+    CHECK_EQ(dart_compare_and_swap_handle(at(g, right), &zero, &zero, &out, DART_TYPE_DOUBLE, &h), DART_ERR_INVAL);
+    CHECK_RANK(h == DART_HANDLE_NULL);
+  }
+  barrier();
+  CHECK_OK(dart_team_memfree(g));
 }
 
 // ---- direct pointers --------------------------------------------------------------------

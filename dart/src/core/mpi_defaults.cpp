@@ -15,14 +15,10 @@
 // and DART_MPI_DEFAULTS=0 turns this off altogether (read by
 // read_mpi_defaults_flag in core/config.cpp, like every other variable).
 //
-// MPICH 4.0 over UCX: UCX hooks mmap, munmap and madvise to keep its
-// registration cache current, and glibc madvises a thread's stack when the
-// thread ends. With other threads in MPI (one-sided traffic, windows
-// allocated and freed), that hook segfaulted inside libucm in the exiting
-// thread: 3 of about 20 runs of dart_onesided's direct-cache test, 0 of 15
-// with UCX_MEM_MMAP_HOOK_MODE=none. The default turns the hooks off; the
-// shared-memory and TCP transports do not need the cache. A user on an
-// RDMA network who wants it sets the variable (any value wins).
+// MPICH 4.0 over UCX needs UCX_MEM_MMAP_HOOK_MODE=none (README, "Working
+// around the MPI"), but UCX reads its configuration in its own library
+// constructor, which runs before libdart's: dartrun and the test harness
+// set it at launch instead.
 //
 // MPICH's finalize hang across hosts is worked around in mpifix/ucx_close.cpp,
 // which libregistry carries too.
@@ -38,11 +34,6 @@ namespace {
 __attribute__((constructor)) void dart_set_mpi_defaults() {
   if (!dart::read_mpi_defaults_flag()) return;
   setenv("OMPI_MCA_osc", "^rdma", /*overwrite=*/0);
-}
-#else
-__attribute__((constructor)) void dart_set_mpi_defaults() {
-  if (!dart::read_mpi_defaults_flag()) return;
-  setenv("UCX_MEM_MMAP_HOOK_MODE", "none", /*overwrite=*/0);
 }
 #endif
 

@@ -20,6 +20,11 @@ namespace dart {
 // the same type, so that split is safe.
 [[nodiscard]] bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept;
 
+// Whether accumulate-type operations on `dtype` at `t` go out as MPI
+// operations that a flush completes (neither CPU atomics nor the
+// runtime's emulation, which complete inside the call).
+[[nodiscard]] bool issued_through_mpi(const Target& t, dart_datatype_t dtype) noexcept;
+
 // Throws DART_ERR_INVAL unless `op` may be applied to `dtype` by
 // accumulate-type operations.
 void check_atomic_op(dart_operation_t op, dart_datatype_t dtype);

@@ -245,6 +245,10 @@ bool cpu_atomics(const Target& t, dart_datatype_t dtype) noexcept {
          dtype != DART_TYPE_LONG_DOUBLE;
 }
 
+bool issued_through_mpi(const Target& t, dart_datatype_t dtype) noexcept {
+  return !cpu_atomics(t, dtype) && !emulated(t, dtype);
+}
+
 static bool atomic_op_ok(dart_operation_t op, dart_datatype_t dtype) noexcept {
   if (!is_basic_type(dtype)) return false;
   switch (op) {

@@ -6,6 +6,7 @@
 // transfers are complete when the call returns, so their handles are
 // DART_HANDLE_NULL; RMA transfers are completed by flushes or by their
 // handles' MPI requests.
+#include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/if/dart_communication.h>
 
 #include "coll/types.hpp"
@@ -13,6 +14,7 @@
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "rma/access.hpp"
+#include "rma/atomics.hpp"
 #include "rma/copy.hpp"
 #include "rma/transfer.hpp"
 
@@ -29,6 +31,11 @@ struct dart_handle_struct {
   int rank = -1;
   bool put = false;
   std::vector<MPI_Request> requests;
+  // A fetching atomic (ext/dart_atomic_handle.h): MPI has no request for
+  // MPI_Fetch_and_op or MPI_Compare_and_swap, so the handle completes by a
+  // local flush of its target, and keeps the operands MPI may still read.
+  bool fetch = false;
+  alignas(16) unsigned char operands[2][16] = {};
 };
 
 using namespace dart;
@@ -294,6 +301,12 @@ bool complete(dart_handle_t* hp, bool remote, bool block) {
   if (!hp || !*hp) return true;
   dart_handle_t h = *hp;
   require_live(h);
+  if (h->fetch) {
+    // Nothing to test: the local flush is the completion, and it is short.
+    mpi::flush_local(h->rank, h->win);
+    release_handle(hp);
+    return true;
+  }
   const int n = static_cast<int>(h->requests.size());
   if (block) {
     mpi_check(MPI_Waitall(n, h->requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -325,6 +338,7 @@ bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
     dart_handle_t h = handles_[i];
     if (!h) continue;
     require_live(h);
+    if (h->fetch) continue;  // completes by its flush in complete()
     int flag = 0;
     mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag, MPI_STATUSES_IGNORE),
               "MPI_Testall");
@@ -400,6 +414,33 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
 // The checked path of the flushes, out of line (see transfer_checked).
 [[gnu::noinline]] dart_ret_t flush_checked(const char* call, dart_gptr_t gptr, FlushKind kind) {
   return entry(call, [&] { flush(gptr, kind); });
+}
+
+}  // namespace
+
+// Fetching atomics with a handle. The CPU and emulated paths complete
+// inside the call (DART_HANDLE_NULL); the MPI path returns a handle whose
+// completion is a local flush of the target.
+namespace {
+
+template <class Issue>
+void fetching_with_handle(dart_gptr_t gptr, const void* value, const void* compare, dart_datatype_t dtype,
+                          dart_handle_t* handle, Issue&& issue) {
+  const std::size_t size = basic_size_or_zero(dtype);
+  if (!handle) invalid("handle is NULL");
+  const Target t = resolve(gptr);
+  auto h = std::make_unique<dart_handle_struct>();
+  h->win = t.win;
+  h->rank = t.rank;
+  h->fetch = true;
+  if (size > sizeof h->operands[0]) invalid("the data type is too large for an atomic");
+  if (value) std::memcpy(h->operands[0], value, size);
+  if (compare) std::memcpy(h->operands[1], compare, size);
+  issue(t, value ? h->operands[0] : nullptr, compare ? h->operands[1] : nullptr);
+  if (!issued_through_mpi(t, dtype)) return;
+  std::lock_guard<std::mutex> lock(handles().mutex);
+  handles().live.insert(h.get());
+  *handle = h.release();
 }
 
 }  // namespace
@@ -520,8 +561,31 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
     require_live(*handle);
     // The operation proceeds; a later flush on its segment completes it,
     // and the runtime completes its requests.
+    // A fetching atomic's operands live in the handle: complete it first.
+    if ((*handle)->fetch) mpi::flush_local((*handle)->rank, (*handle)->win);
     rt().adopt_requests((*handle)->requests);
     release_handle(handle);
+  });
+}
+
+
+dart_ret_t dart_fetch_and_op_handle(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
+                                    dart_operation_t op, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_fetch_and_op_handle", [&] {
+    fetching_with_handle(gptr, value, nullptr, dtype, handle,
+                         [&](const Target& t, const void* v, const void*) { fetch_and_op(t, v, result, dtype, op); });
+  });
+}
+
+dart_ret_t dart_compare_and_swap_handle(dart_gptr_t gptr, const void* value, const void* compare, void* result,
+                                        dart_datatype_t dtype, dart_handle_t* handle) {
+  if (handle) *handle = DART_HANDLE_NULL;
+  return entry("dart_compare_and_swap_handle", [&] {
+    fetching_with_handle(gptr, value, compare, dtype, handle,
+                         [&](const Target& t, const void* v, const void* c) {
+                           compare_and_swap(t, v, c, result, dtype);
+                         });
   });
 }
 

@@ -140,6 +140,11 @@ int main(int argc, char **argv) {
   ::setenv("DART_STDIN_SECRET", secret.c_str(), 1);  // the per-job secret of every channel
   for (const char *v : {"DART_STDIN_SERVER", "DART_STDIN_RENDEZVOUS", "DART_STDIN_HOST", "DART_EXIT_REPORT_DIR"})
     ::unsetenv(v);
+  // MPICH 4.0 over UCX: UCX's madvise hook can segfault in a thread that
+  // ends while other threads use RMA (README, "Working around the MPI").
+  // UCX reads the setting in its own constructor, before any library of
+  // ours could set it, so it belongs to the launch. A value the user set wins.
+  if (flavor == Flavor::hydra) ::setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 0);
   // The job channel: always (exit reports and the hosts' clean-up need it
   // wherever the units run), on ADDR with --rendezvous tcp:ADDR.
   JobChannel channel(secret);

@@ -18,6 +18,7 @@
 #include <dash/dart/if/dart.h>
 #include <dash/dart/if/dart_locality.h>
 /* The extensions compile alone and together with the interface. */
+#include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_signal.h>
 #include <dash/dart/ext/dart_stats.h>

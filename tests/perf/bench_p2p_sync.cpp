@@ -3,13 +3,15 @@
 // measured in the same run and round:
 //   - ping-pong: a round trip of 8 data bytes plus a flag. Ours:
 //     dart_put_signal, then dart_signal_wait_until on the reply. Limit (one
-//     node only): the same on an MPI shared-memory window by plain stores,
-//     an atomic release store of the flag and an acquire-load spin, which
-//     is two cache-line hand-offs between the cores. Raw MPI: MPI_Put +
+//     node only): the same by plain stores through direct pointers
+//     (dart_gptr_direct) into the same segment, an atomic release store of
+//     the flag and an acquire-load spin: two cache-line hand-offs between
+//     the cores, on the same memory. Raw MPI: MPI_Put +
 //     MPI_Win_flush + MPI_Accumulate(MPI_REPLACE) of the flag + flush, the
 //     waiter spinning on its own flag with MPI_Win_sync.
 //   - fetch-add: dart_fetch_and_op(SUM) + dart_flush on unit 1's word;
-//     limit: __atomic_fetch_add on that word in the shared window; raw MPI:
+//     limit: __atomic_fetch_add on a word of unit 1 through its direct
+//     pointer; raw MPI:
 //     MPI_Fetch_and_op + MPI_Win_flush.
 //   - fetch-add, non-blocking: 64 dart_fetch_and_op_handle + dart_waitall
 //     per batch, per operation; against 64 MPI_Fetch_and_op + one flush.
@@ -21,6 +23,7 @@
 //   row <operation> <ours ns> <limit ns or -> <raw MPI ns> <ours/limit> <ours/MPI>
 // Usage: mpirun -np 2 bench_p2p_sync [--iterations N] [--rounds N]
 #include <dash/dart/ext/dart_atomic_handle.h>
+#include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_signal.h>
 #include <dash/dart/ext/dart_wait.h>
 #include <dash/dart/if/dart.h>
@@ -52,7 +55,8 @@ void expect(bool cond, const char* what) {
 constexpr std::size_t kData = 0;     // 8 data bytes
 constexpr std::size_t kFlag = 64;    // uint64 flag / signal, own cache line
 constexpr std::size_t kCount = 128;  // fetch-add counter
-constexpr std::size_t kBytes = 256;
+constexpr std::size_t kLimit = 256;  // the limit's data and flag: two lines of one 128-byte pair, as ours
+constexpr std::size_t kBytes = 384;
 constexpr int kBatch = 64;
 
 double seconds_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -87,26 +91,20 @@ int main(int argc, char** argv) {
     return p;
   };
 
-  // Raw windows: a shared one on one node (the limit), an allocated one
-  // for raw MPI (the library picks its best component for it).
-  MPI_Win shm = MPI_WIN_NULL, win = MPI_WIN_NULL;
-  char* shm_mine = nullptr;
-  char* shm_peer = nullptr;
+  // The limit's ping-pong and atomics run in the DART segment, through
+  // direct pointers.
+  char* lim_mine = mine + kLimit;
+  char* lim_peer = nullptr;
   if (one_node) {
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    void* base = nullptr;
-    MPI_Win_allocate_shared(kBytes, 1, MPI_INFO_NULL, node, &base, &shm);
-    shm_mine = static_cast<char*>(base);
-    MPI_Aint qs = 0;
-    int qd = 0;
-    void* pv = nullptr;
-    MPI_Win_shared_query(shm, peer, &qs, &qd, &pv);
-    shm_peer = static_cast<char*>(pv);
-    std::memset(shm_mine, 0, kBytes);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, shm);
-    MPI_Comm_free(&node);
+    void* p = nullptr;
+    bench::check(dart_gptr_direct(at(peer_g, kLimit), &p), "dart_gptr_direct");
+    lim_peer = static_cast<char*>(p);
   }
+  const bool limit = lim_peer != nullptr;  // not with DART_SHARED_MEMORY=0
+
+  // The raw MPI baseline's window (the library picks its best component
+  // for an allocated window).
+  MPI_Win win = MPI_WIN_NULL;
   void* wbase = nullptr;
   MPI_Win_allocate(kBytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win);
   char* win_mine = static_cast<char*>(wbase);
@@ -143,18 +141,19 @@ int main(int argc, char** argv) {
     const auto* f = reinterpret_cast<const std::uint64_t*>(base + kFlag);
     while (__atomic_load_n(f, __ATOMIC_ACQUIRE) < s) __builtin_ia32_pause();
   };
+  // (data at +0, flag at +64 of the limit's region)
   auto pingpong_limit = [&](int n) {
     for (int i = 0; i < n; ++i) {
       const std::uint64_t s = ++seq[1];
       if (rank == 1) {
-        wait_flag(shm_mine, s);
+        wait_flag(lim_mine, s);
         std::uint64_t got;
-        std::memcpy(&got, shm_mine + kData, sizeof got);
+        std::memcpy(&got, lim_mine, sizeof got);
         expect(got == s, "ping-pong data arrives with its flag (limit)");
       }
-      std::memcpy(shm_peer + kData, &s, sizeof s);
-      __atomic_store_n(reinterpret_cast<std::uint64_t*>(shm_peer + kFlag), s, __ATOMIC_RELEASE);
-      if (rank == 0) wait_flag(shm_mine, s);
+      std::memcpy(lim_peer, &s, sizeof s);
+      __atomic_store_n(reinterpret_cast<std::uint64_t*>(lim_peer + kFlag), s, __ATOMIC_RELEASE);
+      if (rank == 0) wait_flag(lim_mine, s);
     }
   };
   auto wait_flag_mpi = [&](std::uint64_t s) {
@@ -212,9 +211,9 @@ int main(int argc, char** argv) {
   const int pp_n = std::max(10, o.iterations / (one_node ? 4 : 400));
   {
     std::function<void(int)> a = pingpong_dart, b, c = pingpong_mpi;
-    if (one_node) b = pingpong_limit;
+    if (limit) b = pingpong_limit;
     const auto t = best_of({&a, &b, &c}, pp_n);
-    rows.push_back({"put_signal+wait round trip", t[0], one_node ? t[1] : -1, t[2]});
+    rows.push_back({"put_signal+wait round trip", t[0], limit ? t[1] : -1, t[2]});
   }
 
   // Atomics from rank 0 on rank 1's counter; rank 1 only waits.
@@ -229,11 +228,11 @@ int main(int argc, char** argv) {
     }
   };
   std::function<void(int)> fa_limit;
-  if (one_node)
+  if (limit)
     fa_limit = [&](int n) {
       if (rank != 0) return;
       for (int i = 0; i < n; ++i) {
-        const long old = __atomic_fetch_add(reinterpret_cast<long*>(shm_peer + kCount), 1L, __ATOMIC_SEQ_CST);
+        const long old = __atomic_fetch_add(reinterpret_cast<long*>(lim_peer + 8), 1L, __ATOMIC_SEQ_CST);
         expect(old == expected_limit++, "fetch-add returns the previous value (limit)");
       }
     };
@@ -249,7 +248,7 @@ int main(int argc, char** argv) {
   const int at_n = std::max(10, o.iterations / (one_node ? 1 : 100));
   {
     const auto t = best_of({&fa_dart, &fa_limit, &fa_mpi}, at_n);
-    rows.push_back({"fetch_and_op+flush", t[0], one_node ? t[1] : -1, t[2]});
+    rows.push_back({"fetch_and_op+flush", t[0], limit ? t[1] : -1, t[2]});
   }
 
   // Non-blocking fetch-adds in batches, per operation.
@@ -305,10 +304,6 @@ int main(int argc, char** argv) {
   if (rank == 0) std::printf("# data check: %s\n", all_ok ? "passed" : "FAILED");
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
-  if (shm != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(shm);
-    MPI_Win_free(&shm);
-  }
   bench::check(dart_team_memfree(g), "dart_team_memfree");
   return all_ok ? 0 : 1;
 }

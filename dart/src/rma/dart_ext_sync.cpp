@@ -21,7 +21,10 @@
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "core/stats.hpp"
+#include "rma/access.hpp"
 #include "rma/atomics.hpp"
+#include "rma/copy.hpp"
 #include "rma/transfer.hpp"
 
 #include <atomic>
@@ -391,6 +394,76 @@ dart_ret_t dart_test_until_some_vector(dart_gptr_t gptr, size_t nelems, const in
 
 namespace {
 
+// The fast paths: memory the caller maps, of a segment whose team lives on
+// one node with load/store on, so that every update of it is a store or a
+// CPU atomic (the direct-access cache's cpu_atomics). Anything else, errors
+// included, takes the checked path.
+
+// The caller's own element of `size` bytes at `g`, or nullptr.
+[[gnu::always_inline]] inline const char* own_direct(const dart_gptr_t& g, std::size_t size) noexcept {
+  using direct_cache::racy;
+  const Runtime* r = runtime();
+  if (!r) return nullptr;
+  const Team* team = r->find_team(g.teamid);
+  if (!team || team->myid() != g.unitid) return nullptr;
+  std::uint64_t word;
+  const direct_cache::Entry* e = direct_entry(g, word);
+  if (!e || !racy(e->d.cpu_atomics)) return nullptr;
+  const char* p = direct_in(*e, g, size);
+  if (!direct_cache::still(*e, word) || !p || reinterpret_cast<std::uintptr_t>(p) % size != 0) return nullptr;
+  return p;
+}
+
+// Spins a while on the caller's own signal word; true (and the value) if
+// it satisfied the comparison in that time.
+bool spin_own_signal(const dart_gptr_t& signal, dart_cmp_t cmp, std::uint64_t value, std::uint64_t* seen) noexcept {
+  if (cmp < DART_CMP_EQ || cmp > DART_CMP_LE) return false;
+  const auto* p = reinterpret_cast<const std::uint64_t*>(own_direct(signal, sizeof(std::uint64_t)));
+  if (!p) return false;
+  for (int i = 0; i < 4000; ++i) {
+    const std::uint64_t x = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    if (holds(x, cmp, value)) {
+      *seen = x;
+      return true;
+    }
+    __builtin_ia32_pause();
+  }
+  return false;
+}
+
+// Put with signal by a copy and a CPU atomic; false when the call is not
+// for the fast path.
+[[gnu::always_inline]] inline bool put_signal_direct(const dart_gptr_t& dest, const void* src, std::size_t nelem,
+                                                     dart_datatype_t dtype, const dart_gptr_t& signal,
+                                                     std::uint64_t value, dart_signal_op_t op, bool blocking) noexcept {
+  using direct_cache::racy;
+  const std::size_t size = basic_size_or_zero(dtype);
+  std::size_t bytes = 0;
+  if (size == 0 || !src || __builtin_mul_overflow(nelem, size, &bytes)) return false;
+  if (dest.unitid != signal.unitid || dest.teamid != signal.teamid || signal.addr_or_offs.offset % 8 != 0 ||
+      (op != DART_SIGNAL_SET && op != DART_SIGNAL_ADD))
+    return false;
+  std::uint64_t wd, ws;
+  const direct_cache::Entry* ed = direct_entry(dest, wd);
+  const direct_cache::Entry* es = direct_entry(signal, ws);
+  if (!ed || !es || !racy(es->d.cpu_atomics)) return false;
+  char* d = direct_in(*ed, dest, bytes);
+  char* sig = direct_in(*es, signal, sizeof(std::uint64_t));
+  if (!direct_cache::still(*ed, wd) || !direct_cache::still(*es, ws) || !d || !sig ||
+      reinterpret_cast<std::uintptr_t>(sig) % 8 != 0)
+    return false;
+  stats::add(stats::LocalPut);
+  stats::add(stats::LocalBytes, bytes);
+  stats::add(stats::CpuAtomic);
+  copy(d, src, bytes);
+  auto* word = reinterpret_cast<std::uint64_t*>(sig);
+  // Release: the data is visible to whoever sees the signal.
+  if (op == DART_SIGNAL_SET) __atomic_store_n(word, value, __ATOMIC_RELEASE);
+  else (void)__atomic_fetch_add(word, value, __ATOMIC_RELEASE);
+  if (blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
+  return true;
+}
+
 // The signal word's target, checked: on `unit` (a global unit id) when
 // given, 8-byte aligned, inside the portion.
 Target signal_target(const dart_gptr_t& signal, int unit) {
@@ -440,11 +513,13 @@ extern "C" {
 
 dart_ret_t dart_put_signal(dart_gptr_t dest, const void* src, size_t nelem, dart_datatype_t dtype, dart_gptr_t signal,
                            uint64_t value, dart_signal_op_t op) {
+  if (put_signal_direct(dest, src, nelem, dtype, signal, value, op, false)) return DART_OK;
   return entry("dart_put_signal", [&] { put_signal(dest, src, nelem, dtype, signal, value, op, false); });
 }
 
 dart_ret_t dart_put_signal_blocking(dart_gptr_t dest, const void* src, size_t nelem, dart_datatype_t dtype,
                                     dart_gptr_t signal, uint64_t value, dart_signal_op_t op) {
+  if (put_signal_direct(dest, src, nelem, dtype, signal, value, op, true)) return DART_OK;
   return entry("dart_put_signal_blocking", [&] { put_signal(dest, src, nelem, dtype, signal, value, op, true); });
 }
 
@@ -473,6 +548,10 @@ dart_ret_t dart_signal_fetch(dart_gptr_t signal, uint64_t* value) {
 }
 
 dart_ret_t dart_signal_wait_until(dart_gptr_t signal, dart_cmp_t cmp, uint64_t value, uint64_t* observed) {
+  if (std::uint64_t seen = 0; spin_own_signal(signal, cmp, value, &seen)) {
+    if (observed) *observed = seen;
+    return DART_OK;
+  }
   return entry("dart_signal_wait_until", [&] {
     check_cmp(cmp);
     (void)signal_target(signal, -1);

@@ -16,6 +16,7 @@
 
 #include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/ext/dart_direct.h>
+#include <dash/dart/ext/dart_globals.h>
 #include <dash/dart/ext/dart_signal.h>
 #include <dash/dart/ext/dart_wait.h>
 #include <dash/dart/if/dart.h>
@@ -456,6 +457,59 @@ BOOST_FIXTURE_TEST_CASE(direct_pointer_for_node_mates_null_elsewhere, Fixture) {
   MPI_Comm_free(&node);
   barrier();
   CHECK_OK(dart_team_memfree(g));
+}
+
+// ---- global variables -----------------------------------------------------------------------
+
+long g_table[16];
+int g_counter;
+unsigned long long g_signal;
+
+// The program's globals registered as a segment: puts, a fetch-and-add
+// from every unit and a put with signal whose signal word is a global,
+// waited for with dart_signal_wait_until.
+BOOST_FIXTURE_TEST_CASE(global_variables_are_remotely_accessible, Fixture) {
+  for (long& x : g_table) x = -1;
+  g_counter = 0;
+  g_signal = 0;
+  dart_gptr_t seg = DART_GPTR_NULL;
+  REQUIRE_OK(dart_team_memregister_globals(DART_TEAM_ALL, &seg));
+  auto global = [&](const void* addr, int unit) {
+    dart_gptr_t p = seg;
+    dart_gptr_setunit(&p, DART_TEAM_UNIT_ID(me));
+    CHECK_OK(dart_gptr_setaddr(&p, const_cast<void*>(addr)));
+    dart_gptr_setunit(&p, DART_TEAM_UNIT_ID(unit));
+    return p;
+  };
+  void* addr = nullptr;
+  CHECK_OK(dart_gptr_direct(global(&g_counter, me), &addr));
+  CHECK_RANK(addr == static_cast<void*>(&g_counter));
+  barrier();
+  long first[8], second[8];
+  for (int i = 0; i < 8; ++i) {
+    first[i] = me * 100 + i;
+    second[i] = me * 1000 + i;
+  }
+  CHECK_OK(dart_put_blocking(global(&g_table[0], right), first, 8, DART_TYPE_LONG, DART_TYPE_LONG));
+  for (int u = 0; u < n; ++u) {
+    const int one = 1;
+    int old = -1;
+    CHECK_OK(dart_fetch_and_op(global(&g_counter, u), &one, &old, DART_TYPE_INT, DART_OP_SUM));
+    CHECK_OK(dart_flush(global(&g_counter, u)));
+    CHECK_RANK(old >= 0 && old < n);
+  }
+  CHECK_OK(dart_put_signal(global(&g_table[8], right), second, 8, DART_TYPE_LONG, global(&g_signal, right), 1,
+                           DART_SIGNAL_ADD));
+  CHECK_OK(dart_flush(global(&g_signal, right)));
+  std::uint64_t seen = 0;
+  CHECK_OK(dart_signal_wait_until(global(&g_signal, me), DART_CMP_EQ, 1, &seen));
+  CHECK_EQ(seen, std::uint64_t{1});
+  for (int i = 0; i < 8; ++i) CHECK_EQ(g_table[8 + i], static_cast<long>(left * 1000 + i));
+  barrier();
+  for (int i = 0; i < 8; ++i) CHECK_EQ(g_table[i], static_cast<long>(left * 100 + i));
+  CHECK_EQ(g_counter, n);
+  barrier();
+  CHECK_OK(dart_team_memderegister(seg));
 }
 
 // ---- bad input ----------------------------------------------------------------------------

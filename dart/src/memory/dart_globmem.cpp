@@ -1,11 +1,14 @@
 // dart_globmem.h: global pointers, local and team allocations, registration,
 // and the per-team pool allocator.
+#include <dash/dart/ext/dart_globals.h>
 #include <dash/dart/if/dart_globmem.h>
 
 #include "coll/types.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
 #include "rma/access.hpp"
+
+#include <link.h>
 
 #include <cstdint>
 #include <memory>
@@ -389,6 +392,72 @@ dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem, dart_
 dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem, dart_datatype_t dtype, void* addr,
                                  dart_gptr_t* gptr) {
   return entry("dart_team_memregister", [&] { team_register(teamid, nlelem, dtype, addr, gptr); });
+}
+
+namespace {
+
+// The executable's global and static variables: its writable PT_LOAD
+// segment (.data and .bss) without the part the dynamic linker makes
+// read-only after relocation (PT_GNU_RELRO: the GOT and relocated
+// constants). The main program is the first object dl_iterate_phdr
+// reports.
+struct Globals {
+  char* base = nullptr;
+  std::size_t bytes = 0;
+};
+
+Globals find_globals() {
+  Globals g;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) -> int {
+        auto* out = static_cast<Globals*>(data);
+        std::uintptr_t lo = 0, hi = 0, relro_end = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && ph.p_memsz > 0 && hi == 0) {
+            lo = start;
+            hi = start + ph.p_memsz;
+          } else if (ph.p_type == PT_GNU_RELRO) {
+            relro_end = start + ph.p_memsz;
+          }
+        }
+        if (relro_end > lo && relro_end <= hi) lo = relro_end;
+        if (hi > lo) {
+          out->base = reinterpret_cast<char*>(lo);
+          out->bytes = hi - lo;
+        }
+        return 1;  // the main program only
+      },
+      &g);
+  return g;
+}
+
+void register_globals(dart_team_t teamid, dart_gptr_t* gptr) {
+  if (gptr) *gptr = DART_GPTR_NULL;
+  Team& team = rt().team(teamid);
+  const Globals g = find_globals();
+  // An empty range still takes part in the collective registration; the
+  // agreement on the size below then fails it everywhere.
+  team_register(teamid, g.bytes, DART_TYPE_BYTE, g.base, gptr);
+  const std::int64_t mine[2] = {static_cast<std::int64_t>(g.bytes), -static_cast<std::int64_t>(g.bytes)};
+  std::int64_t agreed[2] = {0, 0};
+  mpi_check(MPI_Allreduce(mine, agreed, 2, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+  if (agreed[0] != -agreed[1] || g.bytes == 0) {
+    const dart_gptr_t seg = *gptr;
+    *gptr = DART_GPTR_NULL;
+    (void)dart_team_memderegister(seg);
+    invalid(g.bytes == 0 ? "the program has no writable global variables to register"
+                         : "the units run different executables (their global variables take " +
+                               std::to_string(-agreed[1]) + " to " + std::to_string(agreed[0]) +
+                               " bytes): globals are only symmetric in one executable");
+  }
+}
+
+}  // namespace
+
+dart_ret_t dart_team_memregister_globals(dart_team_t teamid, dart_gptr_t* gptr) {
+  return entry("dart_team_memregister_globals", [&] { register_globals(teamid, gptr); });
 }
 
 dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {

@@ -20,6 +20,7 @@
 /* The extensions compile alone and together with the interface. */
 #include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/ext/dart_direct.h>
+#include <dash/dart/ext/dart_globals.h>
 #include <dash/dart/ext/dart_signal.h>
 #include <dash/dart/ext/dart_stats.h>
 #include <dash/dart/ext/dart_wait.h>

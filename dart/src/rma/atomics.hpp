@@ -25,6 +25,15 @@ namespace dart {
 // runtime's emulation, which complete inside the call).
 [[nodiscard]] bool issued_through_mpi(const Target& t, dart_datatype_t dtype) noexcept;
 
+// The fast paths of dart_fetch_and_op and dart_compare_and_swap, out of
+// line (for the handle forms; the interface calls keep theirs inline): the
+// operation by a CPU atomic when `g` is mapped and served by them and the
+// arguments are valid; false (nothing done) otherwise.
+[[nodiscard]] bool fetch_and_op_direct(const dart_gptr_t& g, const void* value, void* result, dart_datatype_t dtype,
+                                       dart_operation_t op) noexcept;
+[[nodiscard]] bool compare_and_swap_direct(const dart_gptr_t& g, const void* value, const void* compare, void* result,
+                                           dart_datatype_t dtype) noexcept;
+
 // Throws DART_ERR_INVAL unless `op` may be applied to `dtype` by
 // accumulate-type operations.
 void check_atomic_op(dart_operation_t op, dart_datatype_t dtype);

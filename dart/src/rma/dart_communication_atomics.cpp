@@ -398,6 +398,22 @@ void check_compare_and_swap(const void* value, const void* compare, const void* 
   return direct_cache::still(*e, word) ? p : nullptr;
 }
 
+bool fetch_and_op_direct(const dart_gptr_t& g, const void* value, void* result, dart_datatype_t dtype,
+                         dart_operation_t op) noexcept {
+  char* local = direct_atomic(g, dtype);
+  if (!local || !value || !result || !atomic_op_ok(op, dtype)) return false;
+  fetch_and_op_cpu(local, value, result, dtype, op);
+  return true;
+}
+
+bool compare_and_swap_direct(const dart_gptr_t& g, const void* value, const void* compare, void* result,
+                             dart_datatype_t dtype) noexcept {
+  char* local = direct_atomic(g, dtype);
+  if (!local || !value || !compare || !result || !is_integral_type(dtype)) return false;
+  compare_and_swap_cpu(local, value, compare, result, dtype);
+  return true;
+}
+
 void fetch_and_op(const Target& t, const void* value, void* result, dart_datatype_t dtype, dart_operation_t op) {
   check_fetch_and_op(value, result, dtype, op);
   check_extent(t, basic_type_size(dtype));

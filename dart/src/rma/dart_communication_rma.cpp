@@ -327,6 +327,22 @@ void check_count(std::size_t n) {
 void wait_all(dart_handle_t handles_[], std::size_t n, bool remote) {
   check_count(n);
   if (n > 0 && !handles_) invalid("handles is NULL");
+  // Fetching atomics complete by a local flush of their target: one flush
+  // per target completes all of them (a batch of non-blocking atomics to
+  // one unit costs one flush, not one each).
+  MPI_Win flushed_win = MPI_WIN_NULL;
+  int flushed_rank = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    dart_handle_t h = handles_[i];
+    if (!h || !h->fetch) continue;
+    require_live(h);
+    if (h->win != flushed_win || h->rank != flushed_rank) {
+      mpi::flush_local(h->rank, h->win);
+      flushed_win = h->win;
+      flushed_rank = h->rank;
+    }
+    release_handle(&handles_[i]);
+  }
   for (std::size_t i = 0; i < n; ++i) (void)complete(&handles_[i], remote, true);
 }
 
@@ -572,6 +588,7 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
 dart_ret_t dart_fetch_and_op_handle(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
                                     dart_operation_t op, dart_handle_t* handle) {
   if (handle) *handle = DART_HANDLE_NULL;
+  if (handle && fetch_and_op_direct(gptr, value, result, dtype, op)) return DART_OK;
   return entry("dart_fetch_and_op_handle", [&] {
     fetching_with_handle(gptr, value, nullptr, dtype, handle,
                          [&](const Target& t, const void* v, const void*) { fetch_and_op(t, v, result, dtype, op); });
@@ -581,6 +598,7 @@ dart_ret_t dart_fetch_and_op_handle(dart_gptr_t gptr, const void* value, void* r
 dart_ret_t dart_compare_and_swap_handle(dart_gptr_t gptr, const void* value, const void* compare, void* result,
                                         dart_datatype_t dtype, dart_handle_t* handle) {
   if (handle) *handle = DART_HANDLE_NULL;
+  if (handle && compare_and_swap_direct(gptr, value, compare, result, dtype)) return DART_OK;
   return entry("dart_compare_and_swap_handle", [&] {
     fetching_with_handle(gptr, value, compare, dtype, handle,
                          [&](const Target& t, const void* v, const void* c) {

@@ -189,8 +189,11 @@ bool look(const Region& r, Query& q) {
 // the writer, and finally sleeping briefly between checks of a long wait.
 void wait(const Region& r, Query& q) {
   if (!any_included(r, q)) return;
-  constexpr int kSpins = 2000;
-  for (int i = 0; i < kSpins; ++i) {
+  // Spinning without MPI only pays where no update needs it: with MPI
+  // updates possible, a library that applies RMA only inside the target's
+  // MPI calls (MPICH) would hold the update back for the whole spin.
+  const int spins = r.win != MPI_WIN_NULL ? 16 : 2000;
+  for (int i = 0; i < spins; ++i) {
     if (look(r, q)) {
       sync_window(r);
       return;

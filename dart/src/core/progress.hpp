@@ -33,7 +33,10 @@ namespace dart {
 // exist at once on the same communicator.
 class ProgressPoller {
  public:
-  explicit ProgressPoller(MPI_Comm comm) noexcept;
+  // `probe_only`: MPI_Iprobe instead of the standing receive where that
+  // drives the library's whole engine (MPICH), which spares a short-lived
+  // poller posting and cancelling a receive (microseconds under MPICH).
+  explicit ProgressPoller(MPI_Comm comm, bool probe_only = false) noexcept;
   ProgressPoller(const ProgressPoller&) = delete;
   ProgressPoller& operator=(const ProgressPoller&) = delete;
   ~ProgressPoller();  // cancels the receive

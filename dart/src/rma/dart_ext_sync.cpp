@@ -204,11 +204,12 @@ void wait(const Region& r, Query& q) {
   // one: a unit that signals here may first wait for its own earlier RMA to
   // the caller to complete, which some libraries do only while the caller
   // is inside MPI.
-  ProgressPoller poller(rt().progress_comm());
+  ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
   for (unsigned long k = 0;; ++k) {
     poller.poll();
     sync_window(r);
     if (look(r, q)) break;
+    if (k < 256) continue;  // a round trip through MPI first, without giving up the CPU
     if (k < 4096) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
@@ -220,7 +221,7 @@ bool test(const Region& r, Query& q) {
   sync_window(r);
   if (!look(r, q)) {
     // Nothing yet: give RMA that waits for the caller a chance to land.
-    ProgressPoller poller(rt().progress_comm());
+    ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
     poller.poll();
     return false;
   }

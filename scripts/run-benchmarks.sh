@@ -41,6 +41,9 @@ for mpi in openmpi mpich; do
   # through MPI RMA (every unit its own node).
   run "$mpi: bench_rma, 2 ranks, on-node path" "${launch[@]}" -np 2 "$b/tests/perf/bench_rma"
   run "$mpi: bench_rma, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_rma"
+  run "$mpi: bench_p2p_sync, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_p2p_sync"
+  run "$mpi: bench_p2p_sync, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 \
+    "$b/tests/perf/bench_p2p_sync"
   for np in 2 4; do
     [ "$mpi" = mpich ] && [ "$np" = 4 ] && continue
     run "$mpi: bench_team_alloc, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_team_alloc"

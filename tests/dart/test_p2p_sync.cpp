@@ -12,7 +12,7 @@
 // RMA, where the waiting unit must drive MPI progress itself; the
 // .noprogress variants also switch off the progress thread, so nothing
 // but the wait's own polling completes RMA aimed at the waiter.
-#include "dart_checks.hpp"
+#include "onesided_common.hpp"
 
 #include <dash/dart/ext/dart_atomic_handle.h>
 #include <dash/dart/ext/dart_direct.h>
@@ -36,20 +36,8 @@ using dartcheck::at;
 using dartcheck::QuietDart;
 using Fixture = dartcheck::PlainDartFixture;
 
-template <class T>
-dart_gptr_t alloc(std::size_t nelem, dart_datatype_t dt) {
-  dart_gptr_t g = DART_GPTR_NULL;
-  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, nelem, dt, &g));
-  return g;
-}
-
-template <class T>
-T* own(dart_gptr_t g, int me) {
-  void* p = nullptr;
-  dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(me));
-  REQUIRE_OK(dart_gptr_getaddr(g, &p));
-  return static_cast<T*>(p);
-}
+using dartpattern::own;
+using onesidedtest::team_alloc;
 
 // One comparison case: the word starts at `before` (not satisfying
 // `x cmp value`) and the left neighbour writes `after` (satisfying it).
@@ -79,7 +67,7 @@ std::vector<Case<T>> cases() {
 // and the word holds `after`.
 template <class T>
 void every_case(const Fixture& f, dart_datatype_t dt) {
-  const dart_gptr_t g = alloc<T>(1, dt);
+  const dart_gptr_t g = team_alloc<T>(1, dt);
   T* mine = own<T>(g, f.me);
   for (const Case<T>& c : cases<T>()) {
     *mine = c.before;
@@ -113,8 +101,8 @@ BOOST_FIXTURE_TEST_CASE(wait_and_test_every_comparison_and_integer_type, Fixture
 // data and raises the flag; the waiter must see the data after the flag.
 BOOST_FIXTURE_TEST_CASE(wait_returns_after_a_late_update_with_its_data, Fixture) {
   constexpr std::size_t kData = 4096;
-  const dart_gptr_t data = alloc<long>(kData, DART_TYPE_LONG);
-  const dart_gptr_t flag = alloc<long>(1, DART_TYPE_LONG);
+  const dart_gptr_t data = team_alloc<long>(kData, DART_TYPE_LONG);
+  const dart_gptr_t flag = team_alloc<long>(1, DART_TYPE_LONG);
   *own<long>(flag, me) = 0;
   barrier();
   std::vector<long> out(kData);
@@ -139,7 +127,7 @@ BOOST_FIXTURE_TEST_CASE(wait_returns_after_a_late_update_with_its_data, Fixture)
 constexpr std::size_t kWords = 8;
 
 struct Words {
-  explicit Words(const Fixture& f) : f_(f), g(alloc<int>(kWords, DART_TYPE_INT)), mine(own<int>(g, f.me)) {
+  explicit Words(const Fixture& f) : f_(f), g(team_alloc<int>(kWords, DART_TYPE_INT)), mine(own<int>(g, f.me)) {
     reset();
   }
   ~Words() { CHECK_OK(dart_team_memfree(g)); }
@@ -272,8 +260,8 @@ BOOST_FIXTURE_TEST_CASE(nothing_included_returns_at_once, Fixture) {
 void ping_pong(const Fixture& f, bool blocking) {
   constexpr std::size_t kData = 1024;
   const int rounds = static_cast<int>(mpitest::scaled(200));
-  const dart_gptr_t data = alloc<long>(kData, DART_TYPE_LONG);
-  const dart_gptr_t words = alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);  // [0] signal, [1] acks
+  const dart_gptr_t data = team_alloc<long>(kData, DART_TYPE_LONG);
+  const dart_gptr_t words = team_alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);  // [0] signal, [1] acks
   const dart_gptr_t sig = words, ack = at(words, 0, sizeof(std::uint64_t));
   own<unsigned long long>(words, f.me)[0] = 0;
   own<unsigned long long>(words, f.me)[1] = 0;
@@ -317,8 +305,8 @@ BOOST_FIXTURE_TEST_CASE(put_signal_blocking_ping_pong_data_before_signal, Fixtur
 // the sum of all adds, and dart_signal_fetch reads it from anywhere.
 BOOST_FIXTURE_TEST_CASE(signal_add_from_every_unit_sums, Fixture) {
   const int adds = static_cast<int>(mpitest::scaled(50));
-  const dart_gptr_t counter = alloc<unsigned long long>(1, DART_TYPE_ULONGLONG);
-  const dart_gptr_t slots = alloc<int>(static_cast<std::size_t>(n), DART_TYPE_INT);
+  const dart_gptr_t counter = team_alloc<unsigned long long>(1, DART_TYPE_ULONGLONG);
+  const dart_gptr_t slots = team_alloc<int>(static_cast<std::size_t>(n), DART_TYPE_INT);
   *own<unsigned long long>(counter, me) = 0;
   barrier();
   for (int k = 0; k < adds; ++k)
@@ -350,7 +338,7 @@ BOOST_FIXTURE_TEST_CASE(signal_add_from_every_unit_sums, Fixture) {
 // handle: the first succeeds, the second sees the first's value.
 BOOST_FIXTURE_TEST_CASE(fetching_atomics_with_handles, Fixture) {
   const int k = static_cast<int>(mpitest::scaled(60));
-  const dart_gptr_t g = alloc<long>(2, DART_TYPE_LONG);
+  const dart_gptr_t g = team_alloc<long>(2, DART_TYPE_LONG);
   own<long>(g, me)[0] = 0;
   own<long>(g, me)[1] = 0;
   barrier();
@@ -417,7 +405,7 @@ BOOST_FIXTURE_TEST_CASE(fetching_atomics_with_handles, Fixture) {
 // ---- direct pointers --------------------------------------------------------------------
 
 BOOST_FIXTURE_TEST_CASE(direct_pointer_for_node_mates_null_elsewhere, Fixture) {
-  const dart_gptr_t g = alloc<long>(4, DART_TYPE_LONG);
+  const dart_gptr_t g = team_alloc<long>(4, DART_TYPE_LONG);
   own<long>(g, me)[2] = 1000 + me;
   barrier();
   MPI_Comm node = MPI_COMM_NULL;
@@ -515,8 +503,8 @@ BOOST_FIXTURE_TEST_CASE(global_variables_are_remotely_accessible, Fixture) {
 // ---- bad input ----------------------------------------------------------------------------
 
 BOOST_FIXTURE_TEST_CASE(bad_input_is_refused_with_inval, Fixture) {
-  const dart_gptr_t g = alloc<long>(4, DART_TYPE_LONG);
-  const dart_gptr_t s = alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);
+  const dart_gptr_t g = team_alloc<long>(4, DART_TYPE_LONG);
+  const dart_gptr_t s = team_alloc<unsigned long long>(2, DART_TYPE_ULONGLONG);
   own<long>(g, me)[0] = 0;
   barrier();
   QuietDart quiet;

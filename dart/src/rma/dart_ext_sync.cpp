@@ -558,8 +558,7 @@ dart_ret_t dart_signal_wait_until(dart_gptr_t signal, dart_cmp_t cmp, uint64_t v
   }
   return entry("dart_signal_wait_until", [&] {
     check_cmp(cmp);
-    (void)signal_target(signal, -1);
-    Region r = local_region(signal, 1, DART_TYPE_ULONGLONG);
+    Region r = local_region(signal, 1, DART_TYPE_ULONGLONG);  // checks the word's alignment and range too
     const unsigned long long v = value;
     Query q;
     q.cmp = cmp;

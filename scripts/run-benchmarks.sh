@@ -44,6 +44,8 @@ for mpi in openmpi mpich; do
   run "$mpi: bench_p2p_sync, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_p2p_sync"
   run "$mpi: bench_p2p_sync, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 \
     "$b/tests/perf/bench_p2p_sync"
+  run "$mpi: bench_ctx, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_ctx"
+  run "$mpi: bench_ctx, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_ctx"
   for np in 2 4; do
     [ "$mpi" = mpich ] && [ "$np" = 4 ] && continue
     run "$mpi: bench_team_alloc, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_team_alloc"

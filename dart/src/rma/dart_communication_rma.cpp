@@ -466,6 +466,21 @@ void dart::put_complete(const dart_gptr_t& g, const void* src, std::size_t nelem
   (void)transfer(Dir::Put, g, const_cast<void*>(src), nelem, dtype, dtype, Mode::Blocking);
 }
 
+void dart::get_complete(void* dest, const dart_gptr_t& g, std::size_t nelem, dart_datatype_t dtype) {
+  if (!is_basic_type(dtype)) invalid("the data type must be a basic type");
+  (void)transfer(Dir::Get, g, dest, nelem, dtype, dtype, Mode::Blocking);
+}
+
+bool dart::via_rma(const Target& t, const void* buf, std::size_t bytes) noexcept {
+  // As transfer() decides for a basic type without a handle.
+  return !t.local && t.win != MPI_WIN_NULL && !(t.mine && overlapping(buf, bytes, t.mine, bytes));
+}
+
+void dart::rma_issue(bool put, const Target& t, void* buf, std::size_t nelem, dart_datatype_t dtype) {
+  if (!is_basic_type(dtype)) invalid("the data type must be a basic type");
+  transfer_basic_rma(put ? Dir::Put : Dir::Get, t, buf, nelem, dtype, Mode::Nonblocking);
+}
+
 extern "C" {
 
 dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void* src, size_t nelem, dart_datatype_t src_type,

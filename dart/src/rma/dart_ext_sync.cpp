@@ -25,6 +25,7 @@
 #include "rma/access.hpp"
 #include "rma/atomics.hpp"
 #include "rma/copy.hpp"
+#include "rma/signal.hpp"
 #include "rma/transfer.hpp"
 
 #include <atomic>
@@ -396,6 +397,33 @@ dart_ret_t dart_test_until_some_vector(dart_gptr_t gptr, size_t nelems, const in
 
 // ---------------------------------------------------------------- signals
 
+// The helpers rma/signal.hpp declares (put with signal on a context uses
+// them too).
+Target dart::signal_target(const dart_gptr_t& signal, int unit) {
+  const Target t = resolve(signal);
+  if (unit >= 0 && t.team->global_unit(t.unit) != unit)
+    invalid("the signal is on unit " + std::to_string(t.team->global_unit(t.unit)) +
+            " (of DART_TEAM_ALL), the data on unit " + std::to_string(unit) + ": both must be on the same unit");
+  if (signal.addr_or_offs.offset % sizeof(std::uint64_t) != 0 ||
+      (t.mine && reinterpret_cast<std::uintptr_t>(t.mine) % sizeof(std::uint64_t) != 0))
+    invalid("the signal word is not aligned to 8 bytes");
+  if (t.avail < sizeof(std::uint64_t)) invalid("the signal word runs past the end of the target's portion");
+  return t;
+}
+
+dart_operation_t dart::signal_op(dart_signal_op_t op) {
+  switch (op) {
+    case DART_SIGNAL_SET: return DART_OP_REPLACE;
+    case DART_SIGNAL_ADD: return DART_OP_SUM;
+  }
+  invalid("unknown signal operation " + std::to_string(static_cast<int>(op)));
+}
+
+int dart::global_unit_of(const dart_gptr_t& g) {
+  const Target t = resolve(g);
+  return t.team->global_unit(t.unit);
+}
+
 namespace {
 
 // The fast paths: memory the caller maps, of a segment whose team lives on
@@ -435,72 +463,12 @@ bool spin_own_signal(const dart_gptr_t& signal, dart_cmp_t cmp, std::uint64_t va
   return false;
 }
 
-// Put with signal by a copy and a CPU atomic; false when the call is not
-// for the fast path.
-[[gnu::always_inline]] inline bool put_signal_direct(const dart_gptr_t& dest, const void* src, std::size_t nelem,
-                                                     dart_datatype_t dtype, const dart_gptr_t& signal,
-                                                     std::uint64_t value, dart_signal_op_t op, bool blocking) noexcept {
-  using direct_cache::racy;
-  const std::size_t size = basic_size_or_zero(dtype);
-  std::size_t bytes = 0;
-  if (size == 0 || !src || __builtin_mul_overflow(nelem, size, &bytes)) return false;
-  if (dest.unitid != signal.unitid || dest.teamid != signal.teamid || signal.addr_or_offs.offset % 8 != 0 ||
-      (op != DART_SIGNAL_SET && op != DART_SIGNAL_ADD))
-    return false;
-  std::uint64_t wd, ws;
-  const direct_cache::Entry* ed = direct_entry(dest, wd);
-  const direct_cache::Entry* es = direct_entry(signal, ws);
-  if (!ed || !es || !racy(es->d.cpu_atomics)) return false;
-  char* d = direct_in(*ed, dest, bytes);
-  char* sig = direct_in(*es, signal, sizeof(std::uint64_t));
-  if (!direct_cache::still(*ed, wd) || !direct_cache::still(*es, ws) || !d || !sig ||
-      reinterpret_cast<std::uintptr_t>(sig) % 8 != 0)
-    return false;
-  stats::add(stats::LocalPut);
-  stats::add(stats::LocalBytes, bytes);
-  stats::add(stats::CpuAtomic);
-  copy(d, src, bytes);
-  auto* word = reinterpret_cast<std::uint64_t*>(sig);
-  // Release: the data is visible to whoever sees the signal.
-  if (op == DART_SIGNAL_SET) __atomic_store_n(word, value, __ATOMIC_RELEASE);
-  else (void)__atomic_fetch_add(word, value, __ATOMIC_RELEASE);
-  if (blocking) std::atomic_thread_fence(std::memory_order_seq_cst);
-  return true;
-}
-
-// The signal word's target, checked: on `unit` (a global unit id) when
-// given, 8-byte aligned, inside the portion.
-Target signal_target(const dart_gptr_t& signal, int unit) {
-  const Target t = resolve(signal);
-  if (unit >= 0 && t.team->global_unit(t.unit) != unit)
-    invalid("the signal is on unit " + std::to_string(t.team->global_unit(t.unit)) +
-            " (of DART_TEAM_ALL), the data on unit " + std::to_string(unit) + ": both must be on the same unit");
-  if (signal.addr_or_offs.offset % sizeof(std::uint64_t) != 0 ||
-      (t.mine && reinterpret_cast<std::uintptr_t>(t.mine) % sizeof(std::uint64_t) != 0))
-    invalid("the signal word is not aligned to 8 bytes");
-  if (t.avail < sizeof(std::uint64_t)) invalid("the signal word runs past the end of the target's portion");
-  return t;
-}
-
-dart_operation_t signal_op(dart_signal_op_t op) {
-  switch (op) {
-    case DART_SIGNAL_SET: return DART_OP_REPLACE;
-    case DART_SIGNAL_ADD: return DART_OP_SUM;
-  }
-  invalid("unknown signal operation " + std::to_string(static_cast<int>(op)));
-}
-
 // Updates the signal; remotely complete on return with `remote`, locally
 // (the value may go) otherwise.
 void update_signal(const Target& t, std::uint64_t value, dart_operation_t op, bool remote) {
   const unsigned long long v = value;
   accumulate(t, &v, 1, DART_TYPE_ULONGLONG, op, true);
   if (remote && !cpu_atomics(t, DART_TYPE_ULONGLONG)) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
-}
-
-int global_unit_of(const dart_gptr_t& g) {
-  const Target t = resolve(g);
-  return t.team->global_unit(t.unit);
 }
 
 void put_signal(dart_gptr_t dest, const void* src, std::size_t nelem, dart_datatype_t dtype, dart_gptr_t signal,

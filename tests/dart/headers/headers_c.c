@@ -14,6 +14,7 @@
 #include <dash/dart/if/dart_locality.h>
 /* The extensions compile alone and together with the interface. */
 #include <dash/dart/ext/dart_atomic_handle.h>
+#include <dash/dart/ext/dart_ctx.h>
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_globals.h>
 #include <dash/dart/ext/dart_signal.h>
@@ -68,6 +69,8 @@ HDR_ASSERT(DART_LOCALITY_SCOPE_UNDEFINED == -1 &&
 HDR_ASSERT(DART_TEAM_ALL == 0 && DART_TEAM_NULL == -1 &&
            DART_UNDEFINED_TEAM_ID == -1 && DART_UNDEFINED_UNIT_ID == -1 &&
            DART_SEGMENT_LOCAL == 0, "team and unit ids");
+HDR_ASSERT(DART_CTX_SERIALIZED == 0x1u && DART_CTX_PRIVATE == 0x2u &&
+           DART_CTX_NOSTORE == 0x4u, "context options (ext/dart_ctx.h)");
 
 /* Uses the header-only helpers and the gptr macros; 0 on success. */
 static int check_gptr_helpers(void)

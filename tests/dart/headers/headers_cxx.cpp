@@ -19,6 +19,7 @@
 #include <dash/dart/if/dart_locality.h>
 /* The extensions compile alone and together with the interface. */
 #include <dash/dart/ext/dart_atomic_handle.h>
+#include <dash/dart/ext/dart_ctx.h>
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_globals.h>
 #include <dash/dart/ext/dart_signal.h>
@@ -225,6 +226,33 @@ HDR_PROTOTYPE(dart_sendrecv,
 HDR_PROTOTYPE(dart_lock_initialized, bool (*)(const dart_lock_struct *));
 HDR_PROTOTYPE(dart_gptr_incaddr, dart_ret_t (*)(dart_gptr_t *, int64_t));
 HDR_PROTOTYPE(dart_create_team_unit, dart_team_unit_t (*)(dart_unit_t));
+// ext/dart_ctx.h: the shapes another library codes against.
+static_assert(DART_CTX_DEFAULT == nullptr && DART_CTX_SERIALIZED == 0x1u &&
+              DART_CTX_PRIVATE == 0x2u && DART_CTX_NOSTORE == 0x4u,
+              "context constants");
+HDR_PROTOTYPE(dart_ctx_create, dart_ret_t (*)(unsigned, dart_ctx_t *));
+HDR_PROTOTYPE(dart_ctx_destroy, dart_ret_t (*)(dart_ctx_t *));
+HDR_PROTOTYPE(dart_ctx_put,
+              dart_ret_t (*)(dart_ctx_t, dart_gptr_t, const void *, size_t,
+                             dart_datatype_t));
+HDR_PROTOTYPE(dart_ctx_get,
+              dart_ret_t (*)(dart_ctx_t, void *, dart_gptr_t, size_t,
+                             dart_datatype_t));
+HDR_PROTOTYPE(dart_ctx_accumulate,
+              dart_ret_t (*)(dart_ctx_t, dart_gptr_t, const void *, size_t,
+                             dart_datatype_t, dart_operation_t));
+HDR_PROTOTYPE(dart_ctx_fetch_and_op,
+              dart_ret_t (*)(dart_ctx_t, dart_gptr_t, const void *, void *,
+                             dart_datatype_t, dart_operation_t));
+HDR_PROTOTYPE(dart_ctx_compare_and_swap,
+              dart_ret_t (*)(dart_ctx_t, dart_gptr_t, const void *,
+                             const void *, void *, dart_datatype_t));
+HDR_PROTOTYPE(dart_ctx_put_signal,
+              dart_ret_t (*)(dart_ctx_t, dart_gptr_t, const void *, size_t,
+                             dart_datatype_t, dart_gptr_t, uint64_t,
+                             dart_signal_op_t));
+HDR_PROTOTYPE(dart_ctx_fence, dart_ret_t (*)(dart_ctx_t));
+HDR_PROTOTYPE(dart_ctx_quiet, dart_ret_t (*)(dart_ctx_t));
 
 int check_gptr(void)
 {

@@ -460,6 +460,16 @@ dart_ret_t dart_team_memregister_globals(dart_team_t teamid, dart_gptr_t* gptr) 
   return entry("dart_team_memregister_globals", [&] { register_globals(teamid, gptr); });
 }
 
+dart_ret_t dart_globals_range(void** begin, size_t* bytes) {
+  return entry("dart_globals_range", [&] {
+    require(begin, "begin");
+    require(bytes, "bytes");
+    const Globals g = find_globals();
+    *begin = g.base;
+    *bytes = g.bytes;
+  });
+}
+
 dart_ret_t dart_team_memderegister(dart_gptr_t gptr) {
   return entry("dart_team_memderegister", [&] {
     if (is_null(gptr)) return;

@@ -20,6 +20,7 @@
 #include <dash/dart/if/dart_globmem.h>
 #include <dash/dart/if/dart_types.h>
 #include <dash/dart/if/dart_util.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,14 @@ extern "C" {
  * dart_team_memregister otherwise.
  */
 dart_ret_t dart_team_memregister_globals(dart_team_t team, dart_gptr_t* gptr) DART_NOTHROW;
+
+/*
+ * The caller's range that dart_team_memregister_globals registers: *begin
+ * and *bytes (NULL and 0 when the program has no writable globals). Lets a
+ * layer above tell whether an address is a global variable without asking
+ * DART for each one. Local; DART_ERR_INVAL for NULL arguments.
+ */
+dart_ret_t dart_globals_range(void** begin, size_t* bytes) DART_NOTHROW;
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,8 @@ static long total, one; /* reduction buffers are symmetric */
 int main(void) {
   shmem_init();
   const int me = shmem_my_pe(), n = shmem_n_pes();
-  long* heap = shmem_malloc(4 * sizeof(long));
-  uint64_t* sig = shmem_calloc(1, sizeof(uint64_t));
+  long* heap = (long*)shmem_malloc(4 * sizeof(long));
+  uint64_t* sig = (uint64_t*)shmem_calloc(1, sizeof(uint64_t));
   long mine[4];
   for (int i = 0; i < 4; ++i) mine[i] = 10L * me + i;
   shmem_put(ring, mine, 4, (me + 1) % n);

@@ -464,6 +464,10 @@ void shmem_set_lock(long* lock);
 void shmem_clear_lock(long* lock);
 int shmem_test_lock(long* lock);
 
+/* ---- Profiling control (for tools that intercept it; no effect without) */
+
+void shmem_pcontrol(const int level, ...);
+
 /* ---- Cache management (deprecated; no-ops on coherent memory) --------- */
 
 void shmem_clear_cache_inv(void);

@@ -904,6 +904,12 @@ void shmem_ctx_fence(shmem_ctx_t ctx) {
 }
 void shmem_fence(void) { shmem_ctx_fence(SHMEM_CTX_DEFAULT); }
 
+// ---- profiling control --------------------------------------------------------
+//
+// As MPI_Pcontrol: a hook for profiling tools that intercept it; without
+// one, the specification gives it no effect.
+void shmem_pcontrol(const int, ...) {}
+
 // ---- cache management: memory is coherent, there is nothing to do ----------
 
 void shmem_clear_cache_inv(void) {}

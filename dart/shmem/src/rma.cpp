@@ -21,9 +21,15 @@ namespace {
          !(store && (ctx->options & SHMEM_CTX_NOSTORE));
 }
 
-bool bytes_of(const char* call, std::size_t nelems, std::size_t size, std::size_t* bytes) {
-  if (!__builtin_mul_overflow(nelems, size, bytes)) return true;
+// Logs an element count whose bytes overflow (out of line: never taken).
+[[gnu::noinline]] void overflow(const char* call, std::size_t nelems, std::size_t size) {
   fail(call, SHMEMX_ERR_ARG, std::to_string(nelems) + " elements of " + std::to_string(size) + " bytes overflow");
+}
+
+[[gnu::always_inline]] inline bool bytes_of(const char* call, std::size_t nelems, std::size_t size,
+                                            std::size_t* bytes) {
+  if (__builtin_expect(!__builtin_mul_overflow(nelems, size, bytes), 1)) return true;
+  overflow(call, nelems, size);
   return false;
 }
 
@@ -54,11 +60,25 @@ int checked_target(const char* call, shmem_ctx_t ctx, int pe, bool store) {
   note_mpi(ctx);
 }
 
+// A copy whose common small sizes are single moves: memcpy with a size
+// known only at run time is a call into libc, which costs as much as the
+// rest of an 8-byte put (the typed routines' sizes are constants anyway).
+[[gnu::always_inline]] inline void copy(char* dst, const void* src, std::size_t bytes) noexcept {
+  switch (bytes) {
+    case 8: std::memcpy(dst, src, 8); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    case 2: std::memcpy(dst, src, 2); return;
+    case 1: std::memcpy(dst, src, 1); return;
+    default: std::memcpy(dst, src, bytes); return;
+  }
+}
+
 [[gnu::always_inline]] inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src,
                                              std::size_t bytes, int pe) {
   if (fast_ctx(ctx, true) && src) {
     if (char* p = heap_direct(dest, bytes, pe)) {
-      std::memcpy(p, src, bytes);
+      copy(p, src, bytes);
       return;
     }
   }
@@ -93,21 +113,21 @@ int checked_target(const char* call, shmem_ctx_t ctx, int pe, bool store) {
   if (fast_ctx(ctx, false) && dest) {
     if (const char* p = heap_direct(src, bytes, pe)) {
       std::atomic_thread_fence(std::memory_order_acquire);
-      std::memcpy(dest, p, bytes);
+      copy(static_cast<char*>(dest), p, bytes);
       return;
     }
   }
   get_slow(call, ctx, dest, src, bytes, pe, nbi);
 }
 
-void put_elems(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t nelems, std::size_t size,
-               int pe) {
+[[gnu::always_inline]] inline void put_elems(const char* call, shmem_ctx_t ctx, void* dest, const void* src,
+                                             std::size_t nelems, std::size_t size, int pe) {
   std::size_t bytes;
   if (bytes_of(call, nelems, size, &bytes)) put_bytes(call, ctx, dest, src, bytes, pe);
 }
 
-void get_elems(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t nelems, std::size_t size,
-               int pe, bool nbi) {
+[[gnu::always_inline]] inline void get_elems(const char* call, shmem_ctx_t ctx, void* dest, const void* src,
+                                             std::size_t nelems, std::size_t size, int pe, bool nbi) {
   std::size_t bytes;
   if (bytes_of(call, nelems, size, &bytes)) get_bytes_ctx(call, ctx, dest, src, bytes, pe, nbi);
 }

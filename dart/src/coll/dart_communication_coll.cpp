@@ -46,10 +46,12 @@
 #include <dash/dart/if/dart_communication.h>
 
 #include "coll/elements.hpp"
+#include "coll/node_sync.hpp"
 #include "coll/ops.hpp"
 #include "coll/types.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
+#include "team/team.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -173,7 +175,7 @@ std::size_t blocks_bytes(std::size_t nelem, int blocks, const Elem& e) {
 // of them, and arguments that differ between members (root, counts, type,
 // operation, even the collective called) fail it too, instead of hanging.
 
-enum class Kind : std::uint64_t { Bcast = 1, Scatter, Gather, Allgather, Allgatherv, Alltoall, Allreduce, Reduce };
+using Kind = Call;  // the fingerprint names the call as the node engine does
 
 constexpr std::size_t kHeaderWords = 8;
 constexpr std::size_t kPayloadBytes = 64;  // a 128-byte packet costs what an 8-byte allreduce does
@@ -224,34 +226,53 @@ struct Arith<T, true> {
   using type = unsigned long long;  // wraps; truncating the result is exact
 };
 
-template <class T>
-void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char* io, std::size_t n) {
-  using A = typename Arith<T>::type;
+// b = a op b element-wise over n scalars of T (unaligned; a fold calls it
+// with b the running result). The operation is chosen once per call, not
+// per element, so the loops vectorise.
+template <class T, class F>
+void combine_each(const unsigned char* in, unsigned char* io, std::size_t n, F f) {
   for (std::size_t i = 0; i < n; ++i) {
     T a, b;
     std::memcpy(&a, in + i * sizeof(T), sizeof(T));
     std::memcpy(&b, io + i * sizeof(T), sizeof(T));
-    T r = b;
+    b = f(a, b);
+    std::memcpy(io + i * sizeof(T), &b, sizeof(T));
+  }
+}
+
+template <class T>
+void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char* io, std::size_t n) {
+  using A = typename Arith<T>::type;
+  switch (op) {
+    case DART_OP_MIN: combine_each<T>(in, io, n, [](T a, T b) { return a < b ? a : b; }); return;
+    case DART_OP_MAX: combine_each<T>(in, io, n, [](T a, T b) { return a > b ? a : b; }); return;
+    case DART_OP_SUM:
+      combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); });
+      return;
+    case DART_OP_PROD:
+      combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); });
+      return;
+    case DART_OP_LAND: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) && (b != 0)); }); return;
+    case DART_OP_LOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) || (b != 0)); }); return;
+    case DART_OP_LXOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) != (b != 0)); }); return;
+    case DART_OP_MINMAX:
+      // Pairs: the first component reduces with min, the second with max.
+      for (std::size_t i = 0; i + 1 < n; i += 2) {
+        combine_each<T>(in + (i + DART_OP_MINMAX_MIN) * sizeof(T), io + (i + DART_OP_MINMAX_MIN) * sizeof(T), 1,
+                        [](T a, T b) { return a < b ? a : b; });
+        combine_each<T>(in + (i + DART_OP_MINMAX_MAX) * sizeof(T), io + (i + DART_OP_MINMAX_MAX) * sizeof(T), 1,
+                        [](T a, T b) { return a > b ? a : b; });
+      }
+      return;
+    default: break;
+  }
+  if constexpr (std::is_integral<T>::value) {
     switch (op) {
-      case DART_OP_MIN: r = a < b ? a : b; break;
-      case DART_OP_MAX: r = a > b ? a : b; break;
-      case DART_OP_MINMAX:
-        r = (i % 2 == static_cast<std::size_t>(DART_OP_MINMAX_MIN)) ? (a < b ? a : b) : (a > b ? a : b);
-        break;
-      case DART_OP_SUM: r = static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); break;
-      case DART_OP_PROD: r = static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); break;
-      case DART_OP_LAND: r = static_cast<T>((a != 0) && (b != 0)); break;
-      case DART_OP_LOR: r = static_cast<T>((a != 0) || (b != 0)); break;
-      case DART_OP_LXOR: r = static_cast<T>((a != 0) != (b != 0)); break;
-      default:
-        if constexpr (std::is_integral<T>::value) {
-          if (op == DART_OP_BAND) r = static_cast<T>(a & b);
-          else if (op == DART_OP_BOR) r = static_cast<T>(a | b);
-          else if (op == DART_OP_BXOR) r = static_cast<T>(a ^ b);
-        }
-        break;
+      case DART_OP_BAND: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a & b); }); return;
+      case DART_OP_BOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a | b); }); return;
+      case DART_OP_BXOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a ^ b); }); return;
+      default: break;
     }
-    std::memcpy(io + i * sizeof(T), &r, sizeof(T));
   }
 }
 
@@ -360,8 +381,328 @@ void copy_bytes(void* to, const void* from, std::size_t bytes) {
   if (bytes > 0 && to != from) std::memmove(to, from, bytes);
 }
 
+// ---- the MPI data paths --------------------------------------------------------------
+//
+// Shared by both ways of agreeing: MPI's agreement packet and the node
+// engine, which hands large calls to MPI after its meeting.
+
+void scatter_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e, int r,
+                 bool in_place) {
+  const bool at_root = team.myid() == r;
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
+                          n, e.type, r, team.comm()),
+              "MPI_Scatter");
+  });
+}
+
+void gather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e, int r,
+                bool in_place) {
+  const bool at_root = team.myid() == r;
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e), dst.count,
+                         dst.type, r, team.comm()),
+              "MPI_Gather");
+  });
+}
+
+void allgather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e,
+                   bool in_place) {
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece dst = block_piece(e, nelem, n);
+    mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+                            dst.count, dst.type, team.comm()),
+              "MPI_Allgather");
+  });
+}
+
+void alltoall_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e,
+                  bool in_place) {
+  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
+    const BlockPiece blk = block_piece(e, nelem, n);
+    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
+                           blk.count, blk.type, team.comm()),
+              "MPI_Alltoall");
+  });
+}
+
+// FNV-1a over allgatherv's counts, which must be the same on every member
+// (the displacements are each member's own layout).
+std::uint64_t counts_hash(const std::size_t* counts, int size) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < size; ++i) {
+    h ^= static_cast<std::uint64_t>(counts[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem, const Elem& e, void* recvbuf,
+                    const std::size_t* nrecvelem, const std::size_t* recvdispls, std::size_t span) {
+  const int size = team.size();
+  const auto me = static_cast<std::size_t>(team.myid());
+  char* own = at(recvbuf, recvdispls[me], e);
+  const bool in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+  if (span <= piece_limit(e, 1)) {
+    // Every count and displacement fits in int: one MPI call.
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displs(static_cast<std::size_t>(size));
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      counts[i] = static_cast<int>(nrecvelem[i]);
+      displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
+    }
+    mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
+                             displs.data(), e.type, team.comm()),
+              "MPI_Allgatherv");
+    return;
+  }
+  // Beyond int, MPI-3's allgatherv cannot address the blocks: every member
+  // broadcasts its block in turn, each broadcast cut into pieces.
+  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
+  for (int i = 0; i < size; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (nrecvelem[u] > 0) bcast_pieces(team.comm(), at(recvbuf, recvdispls[u], e), nrecvelem[u], e, i);
+  }
+}
+
+// ---- collectives of a team on one node ----------------------------------------------
+//
+// A team whose members share a node meets through shared memory
+// (coll/node_sync.hpp): a collective is one meeting, which carries the
+// agreement and, when every member's part fits a slot (NodeSync::kSlot,
+// 32 KiB), the data too. Above that the meeting is the agreement alone and
+// MPI moves the data: at 64 KiB MPI's single-copy transfers beat a copy
+// into the slot and another out of it (measured with
+// tests/perf/bench_collectives at 2-4 units under both MPIs). Reductions
+// fold the members' parts in team order on every unit that needs the
+// result, so every unit gets the same bits, those of a left-to-right
+// evaluation (user operations: right to left, c0 op (c1 op ...)).
+// With DART_COLLECTIVE_CHECKS=0 a member whose own arguments are bad
+// returns without taking part, as with MPI; everything else is the same.
+
+// Bytes of one element of a contiguous type (without making its MPI type).
+std::size_t elem_bytes(dart_datatype_t dtype) {
+  const TypeDesc& d = type_desc(dtype);
+  if (!d.contiguous())
+    invalid("data type " + type_name(dtype) + " is not contiguous (only basic and custom types are allowed here)");
+  return d.elem_size;
+}
+
+// Runs `prepare` (validation; it fills the fingerprint and writes this
+// member's payload into ns.out()) and then the meeting; throws what this
+// member must report.
+template <class Prepare>
+void meet(NodeSync& ns, Call call, Prepare&& prepare) {
+  Fingerprint fp;
+  std::exception_ptr mine;
+  try {
+    prepare(fp);
+  } catch (...) {
+    if (!rt().config().collective_checks) throw;
+    mine = std::current_exception();
+  }
+  const NodeSync::Verdict v = ns.meet(call, fp, !mine);
+  if (mine) std::rethrow_exception(mine);
+  ns.throw_on(v, call);
+}
+
+std::uint64_t root_word(int root, std::size_t extra = 0) { return static_cast<std::uint64_t>(root + 1) | (extra << 32); }
+
+void bcast_node(NodeSync& ns, Team& team, void* buf, std::size_t nelem, dart_datatype_t dtype,
+                dart_team_unit_t root) {
+  int r = 0;
+  std::size_t bytes = 0;
+  bool small = false;
+  meet(ns, Call::Bcast, [&](Fingerprint& fp) {
+    r = root_of(team, root);
+    bytes = checked_bytes(nelem, elem_bytes(dtype));
+    require_buf(buf, nelem, bytes, "buf");
+    small = bytes <= NodeSync::kSlot;
+    fp.w[0] = root_word(r);
+    fp.w[1] = bytes;
+    if (small && ns.me() == r) std::memcpy(ns.out(bytes), buf, bytes);
+  });
+  if (small) {
+    if (ns.me() != r && bytes > 0) std::memcpy(buf, ns.in(r, bytes), bytes);
+    return;
+  }
+  bcast_pieces(team.comm(), buf, nelem, elem_of(dtype), r);
+}
+
+void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+                  dart_datatype_t dtype, dart_team_unit_t root) {
+  int r = 0;
+  std::size_t block = 0, total = 0;
+  bool at_root = false, in_place = false, small = false;
+  meet(ns, Call::Scatter, [&](Fingerprint& fp) {
+    r = root_of(team, root);
+    const std::size_t eb = elem_bytes(dtype);
+    block = checked_bytes(nelem, eb);
+    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    at_root = ns.me() == r;
+    if (at_root) require_buf(sendbuf, nelem, total, "sendbuf (at the root)");
+    in_place = at_root && recvbuf && block > 0 &&
+               recvbuf == static_cast<const char*>(sendbuf) + static_cast<std::size_t>(r) * block;
+    require_buf(recvbuf, nelem, block, "recvbuf");
+    small = total <= NodeSync::kSlot;
+    fp.w[0] = root_word(r);
+    fp.w[1] = block;
+    if (small && at_root) std::memcpy(ns.out(total), sendbuf, total);
+  });
+  if (small) {
+    if (!in_place && block > 0) std::memcpy(recvbuf, ns.in(r, total) + static_cast<std::size_t>(ns.me()) * block, block);
+    return;
+  }
+  scatter_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), r, in_place);
+}
+
+void gather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+                 dart_datatype_t dtype, dart_team_unit_t root) {
+  int r = 0;
+  std::size_t block = 0, total = 0;
+  bool at_root = false, in_place = false, small = false;
+  meet(ns, Call::Gather, [&](Fingerprint& fp) {
+    r = root_of(team, root);
+    const std::size_t eb = elem_bytes(dtype);
+    block = checked_bytes(nelem, eb);
+    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    at_root = ns.me() == r;
+    if (at_root) require_buf(recvbuf, nelem, total, "recvbuf (at the root)");
+    in_place = at_root && sendbuf && block > 0 &&
+               sendbuf == static_cast<const char*>(recvbuf) + static_cast<std::size_t>(r) * block;
+    require_buf(sendbuf, nelem, block, "sendbuf");
+    small = total <= NodeSync::kSlot;
+    fp.w[0] = root_word(r);
+    fp.w[1] = block;
+    if (small && !at_root && block > 0) std::memcpy(ns.out(block), sendbuf, block);
+  });
+  if (small) {
+    if (!at_root || block == 0) return;
+    auto* dst = static_cast<char*>(recvbuf);
+    for (int i = 0; i < ns.size(); ++i) {
+      char* to = dst + static_cast<std::size_t>(i) * block;
+      if (i == r) {
+        if (!in_place) std::memmove(to, sendbuf, block);
+      } else {
+        std::memcpy(to, ns.in(i, block), block);
+      }
+    }
+    return;
+  }
+  gather_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), r, in_place);
+}
+
+void allgather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+                    dart_datatype_t dtype) {
+  std::size_t block = 0, total = 0;
+  bool in_place = false, small = false;
+  const auto me = static_cast<std::size_t>(ns.me());
+  meet(ns, Call::Allgather, [&](Fingerprint& fp) {
+    const std::size_t eb = elem_bytes(dtype);
+    block = checked_bytes(nelem, eb);
+    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    require_buf(recvbuf, nelem, total, "recvbuf");
+    const char* own = static_cast<const char*>(recvbuf) + me * block;
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+    small = block <= NodeSync::kSlot;
+    fp.w[1] = block;
+    if (small && block > 0) std::memcpy(ns.out(block), in_place ? own : sendbuf, block);
+  });
+  if (small) {
+    auto* dst = static_cast<char*>(recvbuf);
+    for (int i = 0; i < ns.size() && block > 0; ++i)
+      if (static_cast<std::size_t>(i) != me || !in_place)
+        std::memcpy(dst + static_cast<std::size_t>(i) * block, ns.in(i, block), block);
+    return;
+  }
+  allgather_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), in_place);
+}
+
+
+// Elements from recvbuf to the end of the furthest non-empty block of an
+// allgatherv, checking the sums; `largest` receives the largest block.
+std::size_t allgatherv_span(const std::size_t* nrecvelem, const std::size_t* recvdispls, int size,
+                            std::size_t* largest) {
+  std::size_t span = 0, total = 0;
+  *largest = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
+    if (nrecvelem[i] == 0) continue;
+    std::size_t end = 0;
+    if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end) ||
+        __builtin_add_overflow(total, nrecvelem[i], &total))
+      invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
+    span = std::max(span, end);
+    *largest = std::max(*largest, nrecvelem[i]);
+  }
+  return span;
+}
+
+void allgatherv_node(NodeSync& ns, Team& team, const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype,
+                     void* recvbuf, const std::size_t* nrecvelem, const std::size_t* recvdispls) {
+  const auto me = static_cast<std::size_t>(ns.me());
+  std::size_t eb = 0, span = 0;
+  bool small = false, in_place = false;
+  meet(ns, Call::Allgatherv, [&](Fingerprint& fp) {
+    eb = elem_bytes(dtype);
+    require(nrecvelem, "nrecvelem");
+    require(recvdispls, "recvdispls");
+    if (nsendelem != nrecvelem[me])
+      invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
+              std::to_string(nrecvelem[me]));
+    std::size_t largest = 0;
+    span = allgatherv_span(nrecvelem, recvdispls, ns.size(), &largest);
+    require_buf(recvbuf, span, checked_bytes(span, eb), "recvbuf");
+    const char* own = static_cast<const char*>(recvbuf) + recvdispls[me] * eb;
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+    small = largest * eb <= NodeSync::kSlot;
+    fp.w[1] = eb;
+    fp.w[2] = counts_hash(nrecvelem, ns.size());
+    const std::size_t mine = nsendelem * eb;
+    if (small && mine > 0) std::memcpy(ns.out(mine), in_place ? own : sendbuf, mine);
+  });
+  if (small) {
+    auto* dst = static_cast<char*>(recvbuf);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(ns.size()); ++i) {
+      const std::size_t b = nrecvelem[i] * eb;
+      if (b == 0 || (i == me && in_place)) continue;
+      std::memcpy(dst + recvdispls[i] * eb, ns.in(static_cast<int>(i), b), b);
+    }
+    return;
+  }
+  if (span == 0) return;
+  allgatherv_mpi(team, sendbuf, nsendelem, elem_of(dtype), recvbuf, nrecvelem, recvdispls, span);
+}
+
+void alltoall_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+                   dart_datatype_t dtype) {
+  const auto size = static_cast<std::size_t>(ns.size());
+  const auto me = static_cast<std::size_t>(ns.me());
+  std::size_t block = 0, total = 0;
+  bool in_place = false, small = false;
+  meet(ns, Call::Alltoall, [&](Fingerprint& fp) {
+    block = checked_bytes(nelem, elem_bytes(dtype));
+    total = checked_bytes(block, size);
+    require_buf(recvbuf, nelem, total, "recvbuf");
+    in_place = !sendbuf || sendbuf == recvbuf;
+    small = total <= NodeSync::kSlot;
+    fp.w[1] = block;
+    // This member's row: block j goes to member j.
+    if (small && total > 0) std::memcpy(ns.out(total), in_place ? recvbuf : sendbuf, total);
+  });
+  if (small) {
+    auto* dst = static_cast<char*>(recvbuf);
+    for (std::size_t i = 0; i < size && block > 0; ++i)
+      std::memcpy(dst + i * block, ns.in(static_cast<int>(i), total) + me * block, block);
+    return;
+  }
+  alltoall_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), in_place);
+}
+
 void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return bcast_node(*ns, team, buf, nelem, dtype, root);
   const bool agreeing = checks_on(team);
   Packet pk;
   int r = 0;
@@ -387,7 +728,8 @@ void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t
 
 void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
              dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return scatter_node(*ns, team, sendbuf, recvbuf, nelem, dtype, root);
   const bool agreeing = checks_on(team);
   Packet pk;
   int r = 0;
@@ -414,17 +756,13 @@ void scatter(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatyp
     if (!in_place) copy_bytes(recvbuf, pk.payload() + static_cast<std::size_t>(team.myid()) * block, block);
     return;
   }
-  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
-    const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
-    mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
-                          n, e.type, r, team.comm()),
-              "MPI_Scatter");
-  });
+  scatter_mpi(team, sendbuf, recvbuf, nelem, e, r, in_place);
 }
 
 void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root,
             dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return gather_node(*ns, team, sendbuf, recvbuf, nelem, dtype, root);
   const bool agreeing = checks_on(team);
   Packet pk;
   int r = 0;
@@ -457,16 +795,12 @@ void gather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
     }
     return;
   }
-  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
-    const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
-    mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e), dst.count,
-                         dst.type, r, team.comm()),
-              "MPI_Gather");
-  });
+  gather_mpi(team, sendbuf, recvbuf, nelem, e, r, in_place);
 }
 
 void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return allgather_node(*ns, team, sendbuf, recvbuf, nelem, dtype);
   const bool agreeing = checks_on(team);
   Packet pk;
   Elem e;
@@ -490,28 +824,14 @@ void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datat
     copy_bytes(recvbuf, pk.payload(), total);
     return;
   }
-  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
-    const BlockPiece dst = block_piece(e, nelem, n);
-    mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
-                            dst.count, dst.type, team.comm()),
-              "MPI_Allgather");
-  });
-}
-
-// FNV-1a over allgatherv's counts, which must be the same on every member
-// (the displacements are each member's own layout).
-std::uint64_t counts_hash(const std::size_t* counts, int size) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (int i = 0; i < size; ++i) {
-    h ^= static_cast<std::uint64_t>(counts[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
+  allgather_mpi(team, sendbuf, recvbuf, nelem, e, in_place);
 }
 
 void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
                 const std::size_t* nrecvelem, const std::size_t* recvdispls, dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team))
+    return allgatherv_node(*ns, team, sendbuf, nsendelem, dtype, recvbuf, nrecvelem, recvdispls);
   const bool agreeing = checks_on(team);
   const int size = team.size();
   const auto me = static_cast<std::size_t>(team.myid());
@@ -558,33 +878,12 @@ void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtyp
     return;
   }
   if (span == 0) return;  // every block is empty, on every member
-
-  char* own = at(recvbuf, recvdispls[me], e);
-  const bool in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
-  if (span <= piece_limit(e, 1)) {
-    // Every count and displacement fits in int: one MPI call.
-    std::vector<int> counts(static_cast<std::size_t>(size));
-    std::vector<int> displs(static_cast<std::size_t>(size));
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      counts[i] = static_cast<int>(nrecvelem[i]);
-      displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
-    }
-    mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
-                             displs.data(), e.type, team.comm()),
-              "MPI_Allgatherv");
-    return;
-  }
-  // Beyond int, MPI-3's allgatherv cannot address the blocks: every member
-  // broadcasts its block in turn, each broadcast cut into pieces.
-  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
-  for (int i = 0; i < size; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (nrecvelem[u] > 0) bcast_pieces(team.comm(), at(recvbuf, recvdispls[u], e), nrecvelem[u], e, i);
-  }
+  allgatherv_mpi(team, sendbuf, nsendelem, e, recvbuf, nrecvelem, recvdispls, span);
 }
 
 void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return alltoall_node(*ns, team, sendbuf, recvbuf, nelem, dtype);
   const bool agreeing = checks_on(team);
   const auto size = static_cast<std::size_t>(team.size());
   const auto me = static_cast<std::size_t>(team.myid());
@@ -610,12 +909,7 @@ void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_dataty
       copy_bytes(static_cast<char*>(recvbuf) + i * block, pk.payload() + (i * size + me) * block, block);
     return;
   }
-  for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
-    const BlockPiece blk = block_piece(e, nelem, n);
-    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
-                           blk.count, blk.type, team.comm()),
-              "MPI_Alltoall");
-  });
+  alltoall_mpi(team, sendbuf, recvbuf, nelem, e, in_place);
 }
 
 // ---- reductions ------------------------------------------------------------------------
@@ -697,7 +991,9 @@ struct Reduction {
   UserOp user;  // a copy (dart_op_destroy may run meanwhile); fn is NULL for predefined ones
 };
 
-Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t nelem) {
+// `with_mpi` false: validation and sizes only, no MPI objects (the node
+// engine applies operations itself).
+Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t nelem, bool with_mpi = true) {
   Reduction red;
   if (op >= DART_OP_LAST) {
     const UserOp* u = find_user_op(op);
@@ -706,8 +1002,12 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
     if (red.user.dtype != dtype)
       invalid("user operation " + std::to_string(op) + " was created for data type " + type_name(red.user.dtype) +
               ", not " + type_name(dtype));
-    red.elem = elem_of(dtype);
     red.count = nelem;
+    if (!with_mpi) {
+      red.elem.bytes = elem_bytes(dtype);
+      return red;
+    }
+    red.elem = elem_of(dtype);
     red.owned = create_op(&apply_user_op, red.user.commute);
     red.op = red.owned.get();
     return red;
@@ -728,6 +1028,10 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
     case DART_OP_LXOR: red.op = MPI_LXOR; break;
     case DART_OP_MINMAX: {
       if (nelem % 2 != 0) invalid("DART_OP_MINMAX reduces pairs, so nelem must be even, not " + std::to_string(nelem));
+      (void)minmax_function(dtype);  // rejects types that are not basic
+      red.elem.bytes = 2 * basic_type_size(dtype);
+      red.count = nelem / 2;
+      if (!with_mpi) return red;
       MPI_Datatype pair = MPI_DATATYPE_NULL;
       mpi_check(MPI_Type_contiguous(2, basic_mpi_type(dtype), &pair), "MPI_Type_contiguous");
       red.elem.owned = commit_type(pair);
@@ -742,8 +1046,12 @@ Reduction reduction_of(dart_datatype_t dtype, dart_operation_t op, std::size_t n
   }
   if (op >= DART_OP_BAND && op <= DART_OP_LXOR && !is_integer_type(dtype))
     invalid("bitwise and logical operations need an integer type, not data type " + type_name(dtype));
-  red.elem = elem_of(dtype);
   red.count = nelem;
+  if (!with_mpi) {
+    red.elem.bytes = basic_type_size(dtype);
+    return red;
+  }
+  red.elem = elem_of(dtype);
   return red;
 }
 
@@ -773,10 +1081,60 @@ void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
   invalid("logical operations need an integer type, not data type " + type_name(t));
 }
 
+// dart_reduce / dart_allreduce of a team on one node: every member's
+// contribution in its slot, folded in team order where the result goes.
+void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+                 dart_datatype_t dtype, dart_operation_t op, const dart_team_unit_t* root_arg) {
+  Reduction red;
+  int root = -1;
+  bool result_here = false, in_place = false, small = false;
+  std::size_t bytes = 0;
+  meet(ns, root_arg ? Call::Reduce : Call::Allreduce, [&](Fingerprint& fp) {
+    if (root_arg) root = root_of(team, *root_arg);
+    red = reduction_of(dtype, op, nelem, false);
+    bytes = checked_bytes(red.count, red.elem.bytes);
+    result_here = root < 0 || ns.me() == root;
+    if (result_here) require_buf(recvbuf, nelem, bytes, root < 0 ? "recvbuf" : "recvbuf (at the root)");
+    in_place = result_here && sendbuf == recvbuf;
+    if (!in_place) require_buf(sendbuf, nelem, bytes, "sendbuf");
+    small = bytes <= NodeSync::kSlot;
+    const bool user = op >= DART_OP_LAST;
+    fp.w[0] = root_word(root, user ? kUserOpCode : static_cast<std::uint64_t>(op));
+    fp.w[1] = nelem;
+    fp.w[2] = is_basic_type(dtype) ? static_cast<std::uint64_t>(dtype) : ((std::uint64_t{1} << 62) | red.elem.bytes);
+    if (small && bytes > 0) std::memcpy(ns.out(bytes), sendbuf, bytes);
+  });
+  if (!small) {
+    // The agreement is made; MPI reduces.
+    Reduction mred = reduction_of(dtype, op, nelem);
+    void* result = result_here ? recvbuf : nullptr;
+    const Elem& e = mred.elem;
+    const UserOpScope scope(mred.user.fn ? &mred.user : nullptr);
+    for_each_piece(mred.count, piece_limit(e, 1), [&](std::size_t first, int n) {
+      const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+      if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, mred.op, team.comm()), "MPI_Allreduce");
+      else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, mred.op, root, team.comm()), "MPI_Reduce");
+    });
+    return;
+  }
+  if (!result_here || bytes == 0) return;
+  auto* acc = static_cast<unsigned char*>(recvbuf);
+  const int n = ns.size();
+  if (red.user.fn) {
+    // c0 op (c1 op (... op c(n-1))): the user function computes in op inout.
+    std::memcpy(acc, ns.in(n - 1, bytes), bytes);
+    for (int m = n - 2; m >= 0; --m) red.user.fn(ns.in(m, bytes), acc, nelem, red.user.userdata);
+    return;
+  }
+  std::memcpy(acc, ns.in(0, bytes), bytes);
+  for (int m = 1; m < n; ++m) combine_payload(dtype, op, ns.in(m, bytes), acc, nelem);
+}
+
 // dart_reduce (root given) and dart_allreduce (root NULL).
 void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype_t dtype, dart_operation_t op,
             const dart_team_unit_t* root_arg, dart_team_t teamid) {
-  const Team& team = rt().team(teamid);
+  Team& team = rt().team(teamid);
+  if (NodeSync* ns = node_sync(team)) return reduce_node(*ns, team, sendbuf, recvbuf, nelem, dtype, op, root_arg);
   const bool agreeing = checks_on(team);
   Packet pk;
   Reduction red;
@@ -829,7 +1187,11 @@ dart_ret_t dart_barrier(dart_team_t team) {
     // Stores to the caller's own portion made before the barrier must be
     // visible to loads and gets of other units after it.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
+    if (NodeSync* ns = node_sync(t)) {
+      ns->throw_on(ns->meet(Call::Barrier, Fingerprint{}, true), Call::Barrier);
+    } else {
+      mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
+    }
     std::atomic_thread_fence(std::memory_order_seq_cst);
   });
 }

@@ -115,6 +115,20 @@ Config read_config() {
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
   read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);
+  if (const char* v = std::getenv("DART_COLLECTIVE_TIMEOUT"); v && *v) {
+    errno = 0;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (errno != 0 || end == v || *end != '\0' || !(s >= 0) || s > 1e9)
+      log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT=\"%s\": expected seconds (0 = never)", v);
+    else cfg.collective_timeout_s = s;
+  }
+  if (const char* v = std::getenv("DART_COLLECTIVE_TIMEOUT_ACTION"); v && *v) {
+    const std::string s = upper(v);
+    if (s == "ABORT") cfg.collective_timeout_abort = true;
+    else if (s == "WARN") cfg.collective_timeout_abort = false;
+    else log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT_ACTION=\"%s\": expected warn or abort", v);
+  }
   if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
     errno = 0;
     char* end = nullptr;

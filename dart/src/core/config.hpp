@@ -53,6 +53,15 @@ struct Config {
   // coll/dart_communication_coll.cpp). 0 calls MPI directly, as MPI itself behaves.
   bool collective_checks = true;
 
+  // DART_COLLECTIVE_TIMEOUT: seconds a member of a team on one node waits
+  // in a collective for the others before it logs the call, the team and
+  // the members that have not arrived (again after every further period).
+  // 0 never. Default 300. DART_COLLECTIVE_TIMEOUT_ACTION = warn | abort:
+  // after the log line, keep waiting (default: a member may legitimately
+  // compute that long) or abort the job.
+  double collective_timeout_s = 300;
+  bool collective_timeout_abort = false;
+
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;

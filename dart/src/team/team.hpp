@@ -7,6 +7,7 @@
 // index; nothing on that path allocates, hashes or locks.
 #pragma once
 
+#include "coll/node_sync.hpp"
 #include "core/mpi_handles.hpp"
 #include "core/per_unit.hpp"
 #include "memory/range_allocator.hpp"
@@ -350,6 +351,10 @@ class Team {
   // (hi-lo)/64+1 words.
   void reclaim_registrations(int lo, int hi);
 
+  // The shared-memory engine of the team's collectives (coll/node_sync.hpp),
+  // made by coll::node_sync at the first collective that uses it.
+  std::unique_ptr<coll::NodeSync, coll::NodeSyncDeleter>& node_sync_slot() noexcept { return node_sync_; }
+
  private:
   void require_backing(std::size_t bytes_per_unit);
 
@@ -382,6 +387,9 @@ class Team {
   // Registrations deregistered here, possibly held elsewhere, by magnitude
   // of the id (-id); ordered, so every member walks them in one order.
   std::map<int, std::unique_ptr<Segment>> retired_;
+  // Last, so it goes first: its window is freed while every member is in
+  // the collective destructor.
+  std::unique_ptr<coll::NodeSync, coll::NodeSyncDeleter> node_sync_;
 };
 
 }  // namespace dart

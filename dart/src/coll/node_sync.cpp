@@ -1,0 +1,194 @@
+#include "coll/node_sync.hpp"
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "team/team.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <string>
+#include <thread>
+
+namespace dart::coll {
+
+const char* call_name(Call c) noexcept {
+  switch (c) {
+    case Call::Bcast: return "dart_bcast";
+    case Call::Scatter: return "dart_scatter";
+    case Call::Gather: return "dart_gather";
+    case Call::Allgather: return "dart_allgather";
+    case Call::Allgatherv: return "dart_allgatherv";
+    case Call::Alltoall: return "dart_alltoall";
+    case Call::Allreduce: return "dart_allreduce";
+    case Call::Reduce: return "dart_reduce";
+    case Call::Barrier: return "dart_barrier";
+    case Call::TeamMemalloc: return "dart_team_memalloc_aligned";
+    case Call::TeamMemfree: return "dart_team_memfree";
+    case Call::TeamMemregister: return "dart_team_memregister";
+    case Call::RegisterGlobals: return "dart_team_memregister_globals";
+  }
+  return "an unknown collective";
+}
+
+NodeSync::NodeSync(const Team& team) : me_(team.myid()), n_(team.size()), team_id_(team.id()) {
+  void* base = nullptr;
+  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part)), team.comm(), &base);
+  // The window's memory is not zeroed by MPI: the headers must read as "no
+  // meeting yet" before anyone looks at them (the barrier below).
+  mine_ = new (base) Part;
+  parts_.resize(static_cast<std::size_t>(n_));
+  for (int r = 0; r < n_; ++r) {
+    MPI_Aint bytes = 0;
+    int disp = 0;
+    void* p = nullptr;
+    mpi_check(MPI_Win_shared_query(win_.get(), r, &bytes, &disp, &p), "MPI_Win_shared_query");
+    parts_[static_cast<std::size_t>(r)] = static_cast<Part*>(p);
+  }
+  parts_[static_cast<std::size_t>(me_)] = mine_;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  mpi_check(MPI_Barrier(team.comm()), "MPI_Barrier");
+}
+
+unsigned char* NodeSync::out(std::size_t bytes) noexcept {
+  const int p = static_cast<int>((gen_ + 1) & 1);
+  return bytes <= kInline ? mine_->line[p].small : mine_->data[p];
+}
+
+const unsigned char* NodeSync::in(int m, std::size_t bytes) const noexcept {
+  const int p = static_cast<int>(gen_ & 1);
+  const Part* part = parts_[static_cast<std::size_t>(m)];
+  return bytes <= kInline ? part->line[p].small : part->data[p];
+}
+
+NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
+  const std::uint64_t g = gen_ + 1;
+  const int p = static_cast<int>(g & 1);
+  Line& l = mine_->line[p];
+  l.call = static_cast<std::uint64_t>(call) | (valid ? 0 : 0x100);
+  for (int i = 0; i < 3; ++i) l.fp[i] = fp.w[i];
+  l.seq.store(g, std::memory_order_release);
+  wait_all(g, p, call);
+  gen_ = g;
+
+  // Every member reads the same headers, so every member reaches the same
+  // verdict.
+  Verdict v;
+  for (int m = 0; m < n_; ++m) {
+    const Line& o = parts_[static_cast<std::size_t>(m)]->line[p];
+    if (o.call & 0x100) v.someone_invalid = true;
+    const auto c = static_cast<Call>(o.call & 0xff);
+    if (c != call && v.other_call_member < 0) {
+      v.other_call_member = m;
+      v.other_call = c;
+    }
+    if (o.fp[0] != fp.w[0] || o.fp[1] != fp.w[1] || o.fp[2] != fp.w[2]) v.mismatch = true;
+  }
+  return v;
+}
+
+void NodeSync::throw_on(const Verdict& v, Call call) const {
+  if (v.other_call_member >= 0)
+    invalid(std::string("members of team ") + std::to_string(team_id_) + " are in different collectives: member " +
+            std::to_string(v.other_call_member) + " called " + call_name(v.other_call) + ", this member " +
+            call_name(call));
+  if (v.someone_invalid) invalid("another member passed invalid arguments");
+  if (v.mismatch)
+    invalid("the members passed different roots, counts, types or operations (or called different collectives)");
+}
+
+void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
+  int next = 0;  // members before `next` have arrived
+  auto arrived_all = [&] {
+    while (next < n_ &&
+           (next == me_ || parts_[static_cast<std::size_t>(next)]->line[parity].seq.load(std::memory_order_acquire) >= g))
+      ++next;
+    return next == n_;
+  };
+  // Members that call in step arrive within a few hundred nanoseconds.
+  for (int spin = 0; spin < 2048; ++spin) {
+    if (arrived_all()) return;
+    __builtin_ia32_pause();
+  }
+  // A late member: give up the CPU (another unit may need this core), and
+  // keep MPI progressing, since a member may first wait for its own RMA to
+  // this unit, which some libraries complete only while the target is in MPI.
+  const Config& cfg = rt().config();
+  ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const bool timed = cfg.collective_timeout_s > 0;
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
+  auto next_report = start + period;
+  for (unsigned long k = 0;; ++k) {
+    if (arrived_all()) return;
+    poller.poll();
+    std::this_thread::yield();
+    if ((k & 63) != 0 || !timed) continue;
+    const auto now = Clock::now();
+    if (now < next_report) continue;
+    report_wait(g, parity, call, std::chrono::duration<double>(now - start).count());
+    if (cfg.collective_timeout_abort) {
+      log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
+      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+    }
+    next_report = now + period;
+  }
+}
+
+void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited) const {
+  std::string missing;
+  for (int m = 0; m < n_; ++m) {
+    if (m == me_) continue;
+    const Part* part = parts_[static_cast<std::size_t>(m)];
+    if (part->line[parity].seq.load(std::memory_order_acquire) >= g) continue;
+    const Line& last = part->line[parity ^ 1];
+    const std::uint64_t done = last.seq.load(std::memory_order_acquire);
+    if (!missing.empty()) missing += ", ";
+    missing += std::to_string(m);
+    missing += done == 0 ? " (no collective on this team yet)"
+                         : " (last finished collective #" + std::to_string(done) + ", " +
+                               call_name(static_cast<Call>(last.call & 0xff)) + ")";
+  }
+  log(LogLevel::Error, call_name(call),
+      "waited %.0f s in collective #%llu on team %d; members that have not arrived: %s", waited,
+      static_cast<unsigned long long>(g), static_cast<int>(team_id_), missing.c_str());
+}
+
+NodeSync* node_sync(Team& team) {
+  auto& slot = team.node_sync_slot();
+  if (slot) return slot.get();
+  if (team.size() < 2 || !team.single_node() || !team.load_store()) return nullptr;
+  slot.reset(new NodeSync(team));
+  return slot.get();
+}
+
+void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n) {
+  NodeSync* ns = node_sync(team);
+  if (!ns) {
+    mpi_check(MPI_Allreduce(in, out, n, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+    return;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(std::int64_t);
+  if (bytes > NodeSync::kSlot) fail(DART_ERR_OTHER, "an agreement of " + std::to_string(n) + " words is too large");
+  std::memcpy(ns->out(bytes), in, bytes);
+  Fingerprint fp;
+  fp.w[0] = static_cast<std::uint64_t>(n);
+  const NodeSync::Verdict v = ns->meet(call, fp, true);
+  ns->throw_on(v, call);
+  for (int i = 0; i < n; ++i) {
+    std::int64_t m = INT64_MIN;
+    for (int r = 0; r < ns->size(); ++r) {
+      std::int64_t x;
+      std::memcpy(&x, ns->in(r, bytes) + static_cast<std::size_t>(i) * sizeof x, sizeof x);
+      if (x > m) m = x;
+    }
+    out[i] = m;
+  }
+}
+
+void NodeSyncDeleter::operator()(NodeSync* p) const noexcept { delete p; }
+
+}  // namespace dart::coll

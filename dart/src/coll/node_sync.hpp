@@ -1,0 +1,150 @@
+// Meetings of a team's members through shared memory, for teams whose
+// members all share a node (and DART_SHARED_MEMORY=1).
+//
+// Every collective call of such a team is one or more meetings. In a
+// meeting each member writes what it brings (the call it is in, whether its
+// arguments were valid, a fingerprint of what must match, and a payload)
+// into its own part of a shared window, publishes it with one release
+// store, and waits until every other member has published the same
+// meeting. Then every member reads every member's header, so all reach the
+// same verdict, and reads the payloads it needs straight from the other
+// members' parts. A barrier is a meeting without payload, an 8-byte
+// broadcast is one with the root's 8 bytes in the same cache lines as its
+// header: a few cache-line hand-offs, where MPI's shared-memory path costs
+// a few hundred nanoseconds more and carries no argument check.
+//
+// Parts are double-buffered by the meeting's parity. A member writes parity
+// p of meeting g only after every member arrived at meeting g-1, and a
+// member arrives there only after it has finished reading meeting g-2,
+// which used parity p too; so a part is never overwritten while read, and
+// no meeting needs a second hand-off to release it.
+//
+// A member that waits longer than DART_COLLECTIVE_TIMEOUT seconds logs the
+// call it waits in, the team and the members that have not arrived (with
+// the last call each finished), then keeps waiting or aborts the job
+// (DART_COLLECTIVE_TIMEOUT_ACTION). Members that arrive in different calls
+// (a barrier on one, dart_team_memfree on another) fail the call on all of
+// them at once instead of hanging.
+#pragma once
+
+#include "core/mpi_handles.hpp"
+
+#include <dash/dart/if/dart_types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dart {
+class Team;
+}
+
+namespace dart::coll {
+
+// The collective calls that meet; the value also goes into the MPI path's
+// fingerprint, so it must stay below 256.
+enum class Call : std::uint8_t {
+  Bcast = 1,
+  Scatter,
+  Gather,
+  Allgather,
+  Allgatherv,
+  Alltoall,
+  Allreduce,
+  Reduce,
+  Barrier,
+  TeamMemalloc,
+  TeamMemfree,
+  TeamMemregister,
+  RegisterGlobals,
+};
+
+// The DART function a call is, for messages ("dart_barrier").
+const char* call_name(Call c) noexcept;
+
+// What must be equal on every member for a meeting to succeed.
+struct Fingerprint {
+  std::uint64_t w[3] = {0, 0, 0};
+};
+
+class NodeSync {
+ public:
+  // Payloads up to kInline bytes travel in the header's cache lines.
+  static constexpr std::size_t kInline = 64;
+  // The largest payload of one member in one meeting.
+  static constexpr std::size_t kSlot = std::size_t(32) << 10;
+
+  // Collective over the team (all members on this node).
+  explicit NodeSync(const Team& team);
+  NodeSync(const NodeSync&) = delete;
+  NodeSync& operator=(const NodeSync&) = delete;
+
+  // This member's payload buffer for the next meeting (bytes <= kSlot).
+  [[nodiscard]] unsigned char* out(std::size_t bytes) noexcept;
+
+  // What the next meeting decided, the same on every member.
+  struct Verdict {
+    bool someone_invalid = false;  // a member's own arguments were bad
+    bool mismatch = false;         // the fingerprints differ
+    int other_call_member = -1;    // a member in another call, or -1
+    Call other_call = Call::Barrier;
+  };
+  // Publishes this member's header (its payload already in out()) and
+  // waits until every member has published the same meeting.
+  Verdict meet(Call call, const Fingerprint& fp, bool valid);
+
+  // Member `m`'s payload of the last meeting, `bytes` long (the size the
+  // caller knows that member wrote, so the same rule finds it).
+  [[nodiscard]] const unsigned char* in(int m, std::size_t bytes) const noexcept;
+
+  [[nodiscard]] int size() const noexcept { return n_; }
+  [[nodiscard]] int me() const noexcept { return me_; }
+
+  // A meeting's verdict as the error this member throws (none if it passed).
+  void throw_on(const Verdict& v, Call call) const;
+
+ private:
+  // One member's header of one parity: two cache lines, read in one go.
+  struct alignas(128) Line {
+    std::atomic<std::uint64_t> seq{0};  // the meeting last published in this parity
+    std::uint64_t call = 0;             // Call | valid << 8
+    std::uint64_t fp[3] = {0, 0, 0};
+    unsigned char small[kInline] = {};
+  };
+  struct Part {
+    Line line[2];
+    alignas(64) unsigned char data[2][kSlot];
+  };
+
+  void wait_all(std::uint64_t g, int parity, Call call);
+  void report_wait(std::uint64_t g, int parity, Call call, double waited) const;
+
+  mpi::Window win_;
+  std::vector<Part*> parts_;
+  Part* mine_ = nullptr;
+  std::uint64_t gen_ = 0;  // meetings completed
+  int me_ = 0;
+  int n_ = 0;
+  dart_team_t team_id_ = 0;
+};
+
+// The engine of `team` when its collectives meet through shared memory
+// (created at the first call that asks, which every member reaches at the
+// same point), nullptr when they go through MPI: teams of one, teams across
+// nodes, DART_SHARED_MEMORY=0.
+NodeSync* node_sync(Team& team);
+
+// An agreement of the runtime's own collective calls (allocation, free,
+// registration): the element-wise maximum of `n` words over the members,
+// through the node engine when the team has one (where a member in a
+// different call fails it), else one MPI_Allreduce.
+void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n);
+
+// Deletes an engine; used by Team, which cannot see the type.
+struct NodeSyncDeleter {
+  void operator()(NodeSync* p) const noexcept;
+};
+
+}  // namespace dart::coll

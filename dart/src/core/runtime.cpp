@@ -1,5 +1,6 @@
 #include "core/runtime.hpp"
 
+#include "coll/node_sync.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "ucx_close.hpp"
@@ -26,6 +27,12 @@ Runtime::Runtime(const Config& cfg, bool owns_mpi, bool thread_multiple, bool mp
   mpifix::note_job_spans_hosts(!world_->on_one_host(), read_mpi_defaults_flag());
   teams_.assign(kMaxTeams, nullptr);
   teams_[0] = world_.get();
+  // DART_TEAM_ALL's collective engine now, while every unit is here: made
+  // at a first collective instead, a unit that skipped that collective
+  // would leave the others in MPI's window creation, where no timeout
+  // can name it. Other teams make theirs at their first collective, which
+  // keeps team creation as cheap as the communicator split.
+  coll::node_sync(*world_);
 
   // dart_memalloc's pool: segment DART_SEGMENT_LOCAL of DART_TEAM_ALL,
   // exposed now so allocating from it never needs a collective.

@@ -1,0 +1,120 @@
+// Collectives that some members never enter, on a team whose units share a
+// node (the shared-memory meetings of coll/node_sync.hpp):
+// - members in different collectives (a barrier on one unit while the
+//   others free memory, a broadcast against an allreduce) fail on every
+//   member with DART_ERR_INVAL and a line naming both calls, and the team
+//   works afterwards;
+// - a member that arrives late is named, with the call it last finished,
+//   by the members waiting longer than DART_COLLECTIVE_TIMEOUT, and the
+//   call still completes;
+// - with DART_COLLECTIVE_TIMEOUT_ACTION=abort the job ends instead (a
+//   disabled case, run by its own CTest entry, which checks the line).
+// Skipped on the MPI path (DART_SHARED_MEMORY=0), where such a program
+// waits in MPI as it does without DART.
+#include "dart_capture.hpp"
+
+#include <dash/dart/if/dart.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace dartcheck;
+
+bool node_path() {
+  const char* v = std::getenv("DART_SHARED_MEMORY");
+  return !(v && std::string(v) == "0");
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(members_in_different_collectives_fail_everywhere, DartFixture) {
+  if (n < 2 || !node_path()) return;
+  dart_gptr_t g = DART_GPTR_NULL;
+  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_INT, &g));
+
+  // Unit 0 skips the free and enters a barrier.
+  {
+    StderrCapture cap;
+    const dart_ret_t rc = me == 0 ? dart_barrier(DART_TEAM_ALL) : dart_team_memfree(g);
+    const std::string text = cap.finish();
+    BOOST_CHECK_EQUAL(rc, DART_ERR_INVAL);
+    BOOST_CHECK_MESSAGE(contains(text, "different collectives") && contains(text, "dart_barrier") &&
+                            contains(text, "dart_team_memfree"),
+                        "log: " << text);
+  }
+  // Nothing was freed: the memory still works, and the free succeeds now.
+  int v = 100 + me;
+  REQUIRE_OK(dart_put_blocking(at(g, me), &v, 1, DART_TYPE_INT, DART_TYPE_INT));
+  REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
+  int got = 0;
+  REQUIRE_OK(dart_get_blocking(&got, at(g, right), 1, DART_TYPE_INT, DART_TYPE_INT));
+  BOOST_CHECK_EQUAL(got, 100 + right);
+  REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
+  REQUIRE_OK(dart_team_memfree(g));
+
+  // A broadcast on the last unit against an allreduce elsewhere.
+  {
+    StderrCapture cap;
+    long x = me, sum = -1;
+    const dart_ret_t rc = me == n - 1
+                              ? dart_bcast(&x, 1, DART_TYPE_LONG, DART_TEAM_UNIT_ID(0), DART_TEAM_ALL)
+                              : dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL);
+    const std::string text = cap.finish();
+    BOOST_CHECK_EQUAL(rc, DART_ERR_INVAL);
+    BOOST_CHECK_MESSAGE(contains(text, "dart_bcast") && contains(text, "dart_allreduce"), "log: " << text);
+  }
+  // The team is in step again.
+  long x = me + 1, sum = 0;
+  REQUIRE_OK(dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL));
+  BOOST_CHECK_EQUAL(sum, static_cast<long>(n) * (n + 1) / 2);
+}
+
+// Its own dart_init, so that the timeout set here is the one read.
+BOOST_AUTO_TEST_CASE(a_late_member_is_named_and_the_call_completes) {
+  Units u;
+  ::setenv("DART_COLLECTIVE_TIMEOUT", "0.3", 1);
+  REQUIRE_OK(dart_init(nullptr, nullptr));
+  if (u.n >= 2 && node_path()) {
+    long x = 1;
+    REQUIRE_OK(dart_bcast(&x, 1, DART_TYPE_LONG, DART_TEAM_UNIT_ID(0), DART_TEAM_ALL));  // one call finished
+    const int late = u.n - 1;
+    if (u.me == late) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
+    } else {
+      StderrCapture cap;
+      const dart_ret_t rc = dart_barrier(DART_TEAM_ALL);
+      const std::string text = cap.finish();
+      BOOST_CHECK_EQUAL(rc, DART_OK);
+      BOOST_CHECK_MESSAGE(contains(text, "dart_barrier") && contains(text, "team 0") &&
+                              contains(text, "have not arrived: " + std::to_string(late) +
+                                                 " (last finished collective #") &&
+                              contains(text, "dart_bcast"),
+                          "log: " << text);
+    }
+    REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
+  }
+  CHECK_OK(dart_exit());
+  ::unsetenv("DART_COLLECTIVE_TIMEOUT");
+}
+
+// Run alone by dart_collective_hangs_abort: the job must end with the log
+// line; if the abort did not happen the last unit's barrier would release
+// the others and the case would end normally, without the line.
+BOOST_AUTO_TEST_CASE(timeout_action_abort_ends_the_job, *boost::unit_test::disabled()) {
+  Units u;
+  ::setenv("DART_COLLECTIVE_TIMEOUT", "0.5", 1);
+  ::setenv("DART_COLLECTIVE_TIMEOUT_ACTION", "abort", 1);
+  REQUIRE_OK(dart_init(nullptr, nullptr));
+  if (u.n >= 2 && node_path()) {
+    if (u.me == u.n - 1) std::this_thread::sleep_for(std::chrono::seconds(20));
+    (void)dart_barrier(DART_TEAM_ALL);
+  }
+  CHECK_OK(dart_exit());
+}

@@ -344,12 +344,45 @@ const PacketMpi& packet_mpi() {
 
 bool checks_on(const Team& team) { return team.size() > 1 && rt().config().collective_checks; }
 
+// The packet combined over the whole team. On a team across nodes whose
+// units share nodes, the units of a node meet in shared memory, the first
+// of them combines their packets and combines the node's with the other
+// nodes' in one MPI_Allreduce among one unit per node, and its node meets
+// again to read the result: one message across the network per node
+// instead of one per unit (measured across the rig's hosts with
+// tests/perf/bench_collectives). Elsewhere one MPI_Allreduce over the team.
+void allreduce_packet(Team& team, Packet& pk) {
+  const PacketMpi& m = packet_mpi();
+  NodeSync* hs = node_step_sync(team);
+  if (!hs) {
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, pk.w, 1, m.type, m.op, team.comm()), "MPI_Allreduce");
+    return;
+  }
+  constexpr std::size_t kBytes = sizeof pk.w;
+  std::memcpy(hs->out(kBytes), pk.w, kBytes);
+  (void)hs->meet(Call::NodeStep, Fingerprint{}, true);
+  if (hs->leaders() != MPI_COMM_NULL) {
+    std::uint64_t node[kPacketWords];
+    std::memcpy(node, hs->in(0, kBytes), kBytes);
+    for (int i = 1; i < hs->size(); ++i) {
+      std::uint64_t other[kPacketWords];
+      std::memcpy(other, hs->in(i, kBytes), kBytes);
+      int one = 1;
+      combine_packets(other, node, &one, nullptr);
+    }
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, node, 1, m.type, m.op, hs->leaders()), "MPI_Allreduce");
+    std::memcpy(hs->out(kBytes), node, kBytes);
+  }
+  (void)hs->meet(Call::NodeStep, Fingerprint{}, true);
+  std::memcpy(pk.w, hs->in(0, kBytes), kBytes);  // node rank 0 speaks for the node
+}
+
 // Runs `prepare` (validation; with `agreeing` it also fills the packet),
 // then, with `agreeing`, the agreement: every member leaves with the same
 // verdict. A member whose own arguments were bad throws its own error;
 // the others throw DART_ERR_INVAL.
 template <class Prepare>
-void agree(const Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
+void agree(Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
   if (!agreeing) {
     prepare();
     return;
@@ -361,8 +394,7 @@ void agree(const Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
     mine = std::current_exception();
     pk.mark_invalid();
   }
-  const PacketMpi& m = packet_mpi();
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, pk.w, 1, m.type, m.op, team.comm()), "MPI_Allreduce");
+  allreduce_packet(team, pk);
   if (mine) std::rethrow_exception(mine);
   if (pk.w[0] & 1) invalid("another member passed invalid arguments");
   if ((pk.w[1] & pk.w[2]) | (pk.w[3] & pk.w[4]) | (pk.w[5] & pk.w[6]))
@@ -1189,6 +1221,10 @@ dart_ret_t dart_barrier(dart_team_t team) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (NodeSync* ns = node_sync(t)) {
       ns->throw_on(ns->meet(Call::Barrier, Fingerprint{}, true), Call::Barrier);
+    } else if (node_step_sync(t)) {
+      // Across nodes: the barrier is an agreement with nothing to carry.
+      Packet pk;
+      agree(t, true, pk, [&] { pk.fingerprint(Kind::Barrier, -1, false, 0, 0, 0); });
     } else {
       mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
     }

@@ -29,13 +29,17 @@ const char* call_name(Call c) noexcept {
     case Call::TeamMemfree: return "dart_team_memfree";
     case Call::TeamMemregister: return "dart_team_memregister";
     case Call::RegisterGlobals: return "dart_team_memregister_globals";
+    case Call::NodeStep: return "a collective";
   }
   return "an unknown collective";
 }
 
-NodeSync::NodeSync(const Team& team) : me_(team.myid()), n_(team.size()), team_id_(team.id()) {
+NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders)
+    : leaders_(std::move(leaders)), team_id_(team_id), whole_team_(whole_team) {
+  mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
   void* base = nullptr;
-  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part)), team.comm(), &base);
+  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part)), comm, &base);
   // The window's memory is not zeroed by MPI: the headers must read as "no
   // meeting yet" before anyone looks at them (the barrier below).
   mine_ = new (base) Part;
@@ -49,7 +53,7 @@ NodeSync::NodeSync(const Team& team) : me_(team.myid()), n_(team.size()), team_i
   }
   parts_[static_cast<std::size_t>(me_)] = mine_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  mpi_check(MPI_Barrier(team.comm()), "MPI_Barrier");
+  mpi_check(MPI_Barrier(comm), "MPI_Barrier");
 }
 
 unsigned char* NodeSync::out(std::size_t bytes) noexcept {
@@ -157,12 +161,36 @@ void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited
       static_cast<unsigned long long>(g), static_cast<int>(team_id_), missing.c_str());
 }
 
-NodeSync* node_sync(Team& team) {
+namespace {
+
+NodeSync* engine(Team& team) {
   auto& slot = team.node_sync_slot();
   if (slot) return slot.get();
-  if (team.size() < 2 || !team.single_node() || !team.load_store()) return nullptr;
-  slot.reset(new NodeSync(team));
+  if (team.size() < 2 || !team.load_store()) return nullptr;
+  if (team.single_node()) {
+    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm()));
+    return slot.get();
+  }
+  int node_rank = 0;
+  mpi_check(MPI_Comm_rank(team.node_comm(), &node_rank), "MPI_Comm_rank");
+  MPI_Comm leaders = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split(team.comm(), node_rank == 0 ? 0 : MPI_UNDEFINED, team.myid(), &leaders), "MPI_Comm_split");
+  mpi::Comm owned(leaders);
+  if (leaders != MPI_COMM_NULL) mpi_check(MPI_Comm_set_errhandler(leaders, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned)));
   return slot.get();
+}
+
+}  // namespace
+
+NodeSync* node_sync(Team& team) {
+  NodeSync* e = engine(team);
+  return e && e->whole_team() ? e : nullptr;
+}
+
+NodeSync* node_step_sync(Team& team) {
+  NodeSync* e = engine(team);
+  return e && !e->whole_team() ? e : nullptr;
 }
 
 void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n) {

@@ -59,6 +59,9 @@ enum class Call : std::uint8_t {
   TeamMemfree,
   TeamMemregister,
   RegisterGlobals,
+  // A step of a team across nodes: the call itself is in the agreement
+  // packet the units of a node meet to combine (dart_communication_coll.cpp).
+  NodeStep,
 };
 
 // The DART function a call is, for messages ("dart_barrier").
@@ -76,8 +79,11 @@ class NodeSync {
   // The largest payload of one member in one meeting.
   static constexpr std::size_t kSlot = std::size_t(32) << 10;
 
-  // Collective over the team (all members on this node).
-  explicit NodeSync(const Team& team);
+  // Collective over `comm`: the team, when it lives on one node
+  // (whole_team), else the team's units on this node, of which the first
+  // (node rank 0) also holds `leaders`, a communicator of one unit per node
+  // (MPI_COMM_NULL on the others).
+  NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders);
   NodeSync(const NodeSync&) = delete;
   NodeSync& operator=(const NodeSync&) = delete;
 
@@ -101,6 +107,8 @@ class NodeSync {
 
   [[nodiscard]] int size() const noexcept { return n_; }
   [[nodiscard]] int me() const noexcept { return me_; }
+  [[nodiscard]] bool whole_team() const noexcept { return whole_team_; }
+  [[nodiscard]] MPI_Comm leaders() const noexcept { return leaders_.get(); }
 
   // A meeting's verdict as the error this member throws (none if it passed).
   void throw_on(const Verdict& v, Call call) const;
@@ -121,6 +129,7 @@ class NodeSync {
   void wait_all(std::uint64_t g, int parity, Call call);
   void report_wait(std::uint64_t g, int parity, Call call, double waited) const;
 
+  mpi::Comm leaders_;
   mpi::Window win_;
   std::vector<Part*> parts_;
   Part* mine_ = nullptr;
@@ -128,6 +137,7 @@ class NodeSync {
   int me_ = 0;
   int n_ = 0;
   dart_team_t team_id_ = 0;
+  bool whole_team_ = true;
 };
 
 // The engine of `team` when its collectives meet through shared memory
@@ -135,6 +145,10 @@ class NodeSync {
 // same point), nullptr when they go through MPI: teams of one, teams across
 // nodes, DART_SHARED_MEMORY=0.
 NodeSync* node_sync(Team& team);
+// The engine of a team across nodes whose units share nodes: the units of
+// each node meet, their first unit speaks for them in MPI (nullptr where
+// node_sync applies, and for teams of one or DART_SHARED_MEMORY=0).
+NodeSync* node_step_sync(Team& team);
 
 // An agreement of the runtime's own collective calls (allocation, free,
 // registration): the element-wise maximum of `n` words over the members,

@@ -23,6 +23,13 @@
 // spans more than INT_MAX bytes. So every call supports any count; the
 // exceptions are two-sided messages, capped at INT_MAX elements by the spec.
 //
+// Teams on one node. A team whose members share a node (and
+// DART_SHARED_MEMORY=1) does not use the agreement packet below: each call
+// is a meeting in shared memory (coll/node_sync.hpp, "collectives of a team
+// on one node" below) that carries the same checks and, up to 32 KiB per
+// member, the data. Teams across nodes combine the packet hierarchically
+// where their units share nodes (allreduce_packet).
+//
 // Bad arguments. With DART_COLLECTIVE_CHECKS=1 (Config::collective_checks,
 // the default) every collective but dart_barrier on a team of two or more
 // members starts with one MPI_Allreduce of a 128-byte Packet (see

@@ -549,116 +549,157 @@ void meet(NodeSync& ns, Call call, Prepare&& prepare) {
 
 std::uint64_t root_word(int root, std::size_t extra = 0) { return static_cast<std::uint64_t>(root + 1) | (extra << 32); }
 
+// A further round of a collective whose data take several meetings: the
+// first meeting agreed on everything, so the later ones only carry data.
+void next_round(NodeSync& ns, Call call) { (void)ns.meet(call, Fingerprint{}, true); }
+
 void bcast_node(NodeSync& ns, Team& team, void* buf, std::size_t nelem, dart_datatype_t dtype,
                 dart_team_unit_t root) {
   int r = 0;
   std::size_t bytes = 0;
-  bool small = false;
+  const std::size_t chunk = ns.slot();
+  auto* b = static_cast<char*>(buf);
   meet(ns, Call::Bcast, [&](Fingerprint& fp) {
     r = root_of(team, root);
     bytes = checked_bytes(nelem, elem_bytes(dtype));
     require_buf(buf, nelem, bytes, "buf");
-    small = bytes <= NodeSync::kSlot;
     fp.w[0] = root_word(r);
     fp.w[1] = bytes;
-    if (small && ns.me() == r) std::memcpy(ns.out(bytes), buf, bytes);
+    if (ns.me() == r) std::memcpy(ns.out(std::min(bytes, chunk)), buf, std::min(bytes, chunk));
   });
-  if (small) {
-    if (ns.me() != r && bytes > 0) std::memcpy(buf, ns.in(r, bytes), bytes);
-    return;
+  // Round k carries bytes [k * chunk, (k + 1) * chunk); the root fills the
+  // next round while the others still copy out of the last one.
+  for (std::size_t off = 0; off < bytes;) {
+    const std::size_t c = std::min(chunk, bytes - off);
+    if (ns.me() != r) std::memcpy(b + off, ns.in(r, c), c);
+    off += c;
+    if (off >= bytes) break;
+    const std::size_t next = std::min(chunk, bytes - off);
+    if (ns.me() == r) std::memcpy(ns.out(next), b + off, next);
+    next_round(ns, Call::Bcast);
   }
-  bcast_pieces(team.comm(), buf, nelem, elem_of(dtype), r);
+}
+
+// Rounds of a collective that moves a piece of each of n blocks of `block`
+// bytes per member and meeting: piece [off, off + c) of every block, the
+// pieces of one member side by side at multiples of `step` in its slot.
+struct BlockRounds {
+  std::size_t block = 0;  // bytes per block
+  std::size_t step = 0;   // bytes of one block's piece per round
+
+  [[nodiscard]] std::size_t rounds() const noexcept { return block == 0 ? 1 : (block + step - 1) / step; }
+  [[nodiscard]] std::size_t off(std::size_t k) const noexcept { return k * step; }
+  [[nodiscard]] std::size_t len(std::size_t k) const noexcept { return std::min(step, block - k * step); }
+};
+
+// Per-block pieces of `blocks` blocks in one slot of `slot` bytes.
+BlockRounds block_rounds(std::size_t block, std::size_t blocks, std::size_t slot) {
+  return BlockRounds{block, std::max<std::size_t>(1, slot / blocks)};
 }
 
 void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
                   dart_datatype_t dtype, dart_team_unit_t root) {
+  const auto n = static_cast<std::size_t>(ns.size());
+  const auto me = static_cast<std::size_t>(ns.me());
   int r = 0;
-  std::size_t block = 0, total = 0;
-  bool at_root = false, in_place = false, small = false;
+  bool at_root = false, in_place = false;
+  BlockRounds br;
+  const auto* src = static_cast<const char*>(sendbuf);
+  auto fill = [&](std::size_t k) {
+    const std::size_t c = br.len(k);
+    unsigned char* out = ns.out(n * br.step);
+    for (std::size_t i = 0; i < n && c > 0; ++i) std::memcpy(out + i * br.step, src + i * br.block + br.off(k), c);
+  };
   meet(ns, Call::Scatter, [&](Fingerprint& fp) {
     r = root_of(team, root);
-    const std::size_t eb = elem_bytes(dtype);
-    block = checked_bytes(nelem, eb);
-    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    const std::size_t block = checked_bytes(nelem, elem_bytes(dtype));
+    const std::size_t total = checked_bytes(block, n);
     at_root = ns.me() == r;
     if (at_root) require_buf(sendbuf, nelem, total, "sendbuf (at the root)");
-    in_place = at_root && recvbuf && block > 0 &&
-               recvbuf == static_cast<const char*>(sendbuf) + static_cast<std::size_t>(r) * block;
+    in_place = at_root && recvbuf && block > 0 && recvbuf == src + static_cast<std::size_t>(r) * block;
     require_buf(recvbuf, nelem, block, "recvbuf");
-    small = total <= NodeSync::kSlot;
     fp.w[0] = root_word(r);
     fp.w[1] = block;
-    if (small && at_root) std::memcpy(ns.out(total), sendbuf, total);
+    br = block_rounds(block, n, ns.slot());
+    if (at_root) fill(0);
   });
-  if (small) {
-    if (!in_place && block > 0) std::memcpy(recvbuf, ns.in(r, total) + static_cast<std::size_t>(ns.me()) * block, block);
-    return;
+  for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
+    if (k > 0) {
+      if (at_root) fill(k);
+      next_round(ns, Call::Scatter);
+    }
+    const std::size_t c = br.len(k);
+    if (!in_place && c > 0)
+      std::memcpy(static_cast<char*>(recvbuf) + br.off(k), ns.in(r, n * br.step) + me * br.step, c);
   }
-  scatter_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), r, in_place);
+}
+
+// gather (root >= 0) and allgather (root < 0): every member's block, in
+// rounds of one slot; `own` is the caller's block as it sends it.
+void gather_rounds(NodeSync& ns, Call call, int root, const char* own, char* recv, std::size_t block,
+                   bool skip_own) {
+  const auto n = static_cast<std::size_t>(ns.size());
+  const std::size_t step = ns.slot();
+  const std::size_t rounds = block == 0 ? 1 : (block + step - 1) / step;
+  const bool receives = root < 0 || ns.me() == root;
+  for (std::size_t k = 0; k < rounds; ++k) {
+    const std::size_t off = k * step, c = std::min(step, block - off);
+    if (k > 0) {
+      if (c > 0) std::memcpy(ns.out(c), own + off, c);
+      next_round(ns, call);
+    }
+    if (!receives || c == 0) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == static_cast<std::size_t>(ns.me())) {
+        if (!skip_own) std::memmove(recv + i * block + off, own + off, c);
+        continue;
+      }
+      std::memcpy(recv + i * block + off, ns.in(static_cast<int>(i), c), c);
+    }
+  }
 }
 
 void gather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
                  dart_datatype_t dtype, dart_team_unit_t root) {
   int r = 0;
-  std::size_t block = 0, total = 0;
-  bool at_root = false, in_place = false, small = false;
+  std::size_t block = 0;
+  bool in_place = false;
   meet(ns, Call::Gather, [&](Fingerprint& fp) {
     r = root_of(team, root);
-    const std::size_t eb = elem_bytes(dtype);
-    block = checked_bytes(nelem, eb);
-    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
-    at_root = ns.me() == r;
+    block = checked_bytes(nelem, elem_bytes(dtype));
+    const std::size_t total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    const bool at_root = ns.me() == r;
     if (at_root) require_buf(recvbuf, nelem, total, "recvbuf (at the root)");
     in_place = at_root && sendbuf && block > 0 &&
                sendbuf == static_cast<const char*>(recvbuf) + static_cast<std::size_t>(r) * block;
     require_buf(sendbuf, nelem, block, "sendbuf");
-    small = total <= NodeSync::kSlot;
     fp.w[0] = root_word(r);
     fp.w[1] = block;
-    if (small && !at_root && block > 0) std::memcpy(ns.out(block), sendbuf, block);
+    const std::size_t c = std::min(block, ns.slot());
+    if (!at_root && c > 0) std::memcpy(ns.out(c), sendbuf, c);
   });
-  if (small) {
-    if (!at_root || block == 0) return;
-    auto* dst = static_cast<char*>(recvbuf);
-    for (int i = 0; i < ns.size(); ++i) {
-      char* to = dst + static_cast<std::size_t>(i) * block;
-      if (i == r) {
-        if (!in_place) std::memmove(to, sendbuf, block);
-      } else {
-        std::memcpy(to, ns.in(i, block), block);
-      }
-    }
-    return;
-  }
-  gather_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), r, in_place);
+  gather_rounds(ns, Call::Gather, r, static_cast<const char*>(sendbuf), static_cast<char*>(recvbuf), block, in_place);
 }
 
-void allgather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+void allgather_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std::size_t nelem,
                     dart_datatype_t dtype) {
-  std::size_t block = 0, total = 0;
-  bool in_place = false, small = false;
+  std::size_t block = 0;
+  bool in_place = false;
+  const char* own = nullptr;
   const auto me = static_cast<std::size_t>(ns.me());
   meet(ns, Call::Allgather, [&](Fingerprint& fp) {
-    const std::size_t eb = elem_bytes(dtype);
-    block = checked_bytes(nelem, eb);
-    total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
+    block = checked_bytes(nelem, elem_bytes(dtype));
+    const std::size_t total = checked_bytes(block, static_cast<std::size_t>(ns.size()));
     require_buf(recvbuf, nelem, total, "recvbuf");
-    const char* own = static_cast<const char*>(recvbuf) + me * block;
-    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
-    small = block <= NodeSync::kSlot;
+    const char* mine = static_cast<const char*>(recvbuf) + me * block;
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == mine;
+    own = in_place ? mine : static_cast<const char*>(sendbuf);
     fp.w[1] = block;
-    if (small && block > 0) std::memcpy(ns.out(block), in_place ? own : sendbuf, block);
+    const std::size_t c = std::min(block, ns.slot());
+    if (c > 0) std::memcpy(ns.out(c), own, c);
   });
-  if (small) {
-    auto* dst = static_cast<char*>(recvbuf);
-    for (int i = 0; i < ns.size() && block > 0; ++i)
-      if (static_cast<std::size_t>(i) != me || !in_place)
-        std::memcpy(dst + static_cast<std::size_t>(i) * block, ns.in(i, block), block);
-    return;
-  }
-  allgather_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), in_place);
+  gather_rounds(ns, Call::Allgather, -1, own, static_cast<char*>(recvbuf), block, in_place);
 }
-
 
 // Elements from recvbuf to the end of the furthest non-empty block of an
 // allgatherv, checking the sums; `largest` receives the largest block.
@@ -678,11 +719,18 @@ std::size_t allgatherv_span(const std::size_t* nrecvelem, const std::size_t* rec
   return span;
 }
 
-void allgatherv_node(NodeSync& ns, Team& team, const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype,
+void allgatherv_node(NodeSync& ns, Team&, const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype,
                      void* recvbuf, const std::size_t* nrecvelem, const std::size_t* recvdispls) {
   const auto me = static_cast<std::size_t>(ns.me());
-  std::size_t eb = 0, span = 0;
-  bool small = false, in_place = false;
+  const auto n = static_cast<std::size_t>(ns.size());
+  const std::size_t step = ns.slot();
+  std::size_t eb = 0, largest = 0;
+  bool in_place = false;
+  const char* own = nullptr;
+  auto fill = [&](std::size_t off) {
+    const std::size_t mine = nsendelem * eb;
+    if (off < mine) std::memcpy(ns.out(std::min(step, mine - off)), own + off, std::min(step, mine - off));
+  };
   meet(ns, Call::Allgatherv, [&](Fingerprint& fp) {
     eb = elem_bytes(dtype);
     require(nrecvelem, "nrecvelem");
@@ -690,53 +738,70 @@ void allgatherv_node(NodeSync& ns, Team& team, const void* sendbuf, std::size_t 
     if (nsendelem != nrecvelem[me])
       invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
               std::to_string(nrecvelem[me]));
-    std::size_t largest = 0;
-    span = allgatherv_span(nrecvelem, recvdispls, ns.size(), &largest);
+    const std::size_t span = allgatherv_span(nrecvelem, recvdispls, ns.size(), &largest);
     require_buf(recvbuf, span, checked_bytes(span, eb), "recvbuf");
-    const char* own = static_cast<const char*>(recvbuf) + recvdispls[me] * eb;
-    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
-    small = largest * eb <= NodeSync::kSlot;
+    const char* mine = static_cast<const char*>(recvbuf) + recvdispls[me] * eb;
+    in_place = !sendbuf || sendbuf == recvbuf || sendbuf == mine;
+    own = in_place ? mine : static_cast<const char*>(sendbuf);
     fp.w[1] = eb;
     fp.w[2] = counts_hash(nrecvelem, ns.size());
-    const std::size_t mine = nsendelem * eb;
-    if (small && mine > 0) std::memcpy(ns.out(mine), in_place ? own : sendbuf, mine);
+    fill(0);
   });
-  if (small) {
-    auto* dst = static_cast<char*>(recvbuf);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(ns.size()); ++i) {
-      const std::size_t b = nrecvelem[i] * eb;
-      if (b == 0 || (i == me && in_place)) continue;
-      std::memcpy(dst + recvdispls[i] * eb, ns.in(static_cast<int>(i), b), b);
+  const std::size_t most = largest * eb;
+  const std::size_t rounds = most == 0 ? 1 : (most + step - 1) / step;
+  auto* dst = static_cast<char*>(recvbuf);
+  for (std::size_t k = 0; k < rounds; ++k) {
+    const std::size_t off = k * step;
+    if (k > 0) {
+      fill(off);
+      next_round(ns, Call::Allgatherv);
     }
-    return;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t b = nrecvelem[i] * eb;
+      if (off >= b) continue;
+      const std::size_t c = std::min(step, b - off);
+      char* to = dst + recvdispls[i] * eb + off;
+      if (i == me) {
+        if (!in_place) std::memmove(to, own + off, c);
+      } else {
+        std::memcpy(to, ns.in(static_cast<int>(i), c), c);
+      }
+    }
   }
-  if (span == 0) return;
-  allgatherv_mpi(team, sendbuf, nsendelem, elem_of(dtype), recvbuf, nrecvelem, recvdispls, span);
 }
 
-void alltoall_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
+void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std::size_t nelem,
                    dart_datatype_t dtype) {
-  const auto size = static_cast<std::size_t>(ns.size());
+  const auto n = static_cast<std::size_t>(ns.size());
   const auto me = static_cast<std::size_t>(ns.me());
-  std::size_t block = 0, total = 0;
-  bool in_place = false, small = false;
+  BlockRounds br;
+  const char* row = nullptr;
+  auto fill = [&](std::size_t k) {
+    const std::size_t c = br.len(k);
+    unsigned char* out = ns.out(n * br.step);
+    for (std::size_t j = 0; j < n && c > 0; ++j) std::memcpy(out + j * br.step, row + j * br.block + br.off(k), c);
+  };
   meet(ns, Call::Alltoall, [&](Fingerprint& fp) {
-    block = checked_bytes(nelem, elem_bytes(dtype));
-    total = checked_bytes(block, size);
+    const std::size_t block = checked_bytes(nelem, elem_bytes(dtype));
+    const std::size_t total = checked_bytes(block, n);
     require_buf(recvbuf, nelem, total, "recvbuf");
-    in_place = !sendbuf || sendbuf == recvbuf;
-    small = total <= NodeSync::kSlot;
+    // In place, round k reads piece k of every block of recvbuf before
+    // pieces k of the received blocks overwrite it.
+    row = (!sendbuf || sendbuf == recvbuf) ? static_cast<const char*>(recvbuf) : static_cast<const char*>(sendbuf);
     fp.w[1] = block;
-    // This member's row: block j goes to member j.
-    if (small && total > 0) std::memcpy(ns.out(total), in_place ? recvbuf : sendbuf, total);
+    br = block_rounds(block, n, ns.slot());
+    fill(0);
   });
-  if (small) {
-    auto* dst = static_cast<char*>(recvbuf);
-    for (std::size_t i = 0; i < size && block > 0; ++i)
-      std::memcpy(dst + i * block, ns.in(static_cast<int>(i), total) + me * block, block);
-    return;
+  auto* dst = static_cast<char*>(recvbuf);
+  for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
+    if (k > 0) {
+      fill(k);
+      next_round(ns, Call::Alltoall);
+    }
+    const std::size_t c = br.len(k);
+    for (std::size_t i = 0; i < n && c > 0; ++i)
+      std::memcpy(dst + i * br.block + br.off(k), ns.in(static_cast<int>(i), n * br.step) + me * br.step, c);
   }
-  alltoall_mpi(team, sendbuf, recvbuf, nelem, elem_of(dtype), in_place);
 }
 
 void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
@@ -1121,14 +1186,22 @@ void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
 }
 
 // dart_reduce / dart_allreduce of a team on one node: every member's
-// contribution in its slot, folded in team order where the result goes.
+// contribution in its slot, folded in team order where the result goes, in
+// rounds of whole elements that fit a slot. An element larger than a slot
+// (a custom type) is reduced by MPI after the agreement.
 void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
                  dart_datatype_t dtype, dart_operation_t op, const dart_team_unit_t* root_arg) {
+  const Call call = root_arg ? Call::Reduce : Call::Allreduce;
   Reduction red;
   int root = -1;
-  bool result_here = false, in_place = false, small = false;
-  std::size_t bytes = 0;
-  meet(ns, root_arg ? Call::Reduce : Call::Allreduce, [&](Fingerprint& fp) {
+  bool result_here = false, in_place = false, shm = false;
+  std::size_t bytes = 0, per_round = 0;  // per_round: elements (red.elem) per meeting
+  const char* src = nullptr;
+  auto fill = [&](std::size_t first) {
+    const std::size_t c = std::min(per_round, red.count - first) * red.elem.bytes;
+    if (c > 0) std::memcpy(ns.out(c), src + first * red.elem.bytes, c);
+  };
+  meet(ns, call, [&](Fingerprint& fp) {
     if (root_arg) root = root_of(team, *root_arg);
     red = reduction_of(dtype, op, nelem, false);
     bytes = checked_bytes(red.count, red.elem.bytes);
@@ -1136,37 +1209,53 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
     if (result_here) require_buf(recvbuf, nelem, bytes, root < 0 ? "recvbuf" : "recvbuf (at the root)");
     in_place = result_here && sendbuf == recvbuf;
     if (!in_place) require_buf(sendbuf, nelem, bytes, "sendbuf");
-    small = bytes <= NodeSync::kSlot;
+    src = static_cast<const char*>(sendbuf);
+    shm = red.elem.bytes <= ns.slot();
+    per_round = shm ? ns.slot() / red.elem.bytes : 0;
     const bool user = op >= DART_OP_LAST;
     fp.w[0] = root_word(root, user ? kUserOpCode : static_cast<std::uint64_t>(op));
     fp.w[1] = nelem;
     fp.w[2] = is_basic_type(dtype) ? static_cast<std::uint64_t>(dtype) : ((std::uint64_t{1} << 62) | red.elem.bytes);
-    if (small && bytes > 0) std::memcpy(ns.out(bytes), sendbuf, bytes);
+    if (shm) fill(0);
   });
-  if (!small) {
+  if (!shm) {
     // The agreement is made; MPI reduces.
     Reduction mred = reduction_of(dtype, op, nelem);
     void* result = result_here ? recvbuf : nullptr;
     const Elem& e = mred.elem;
     const UserOpScope scope(mred.user.fn ? &mred.user : nullptr);
     for_each_piece(mred.count, piece_limit(e, 1), [&](std::size_t first, int n) {
-      const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
-      if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, mred.op, team.comm()), "MPI_Allreduce");
-      else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, mred.op, root, team.comm()), "MPI_Reduce");
+      const void* from = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+      if (root < 0) mpi_check(MPI_Allreduce(from, at(result, first, e), n, e.type, mred.op, team.comm()), "MPI_Allreduce");
+      else mpi_check(MPI_Reduce(from, at(result, first, e), n, e.type, mred.op, root, team.comm()), "MPI_Reduce");
     });
     return;
   }
-  if (!result_here || bytes == 0) return;
-  auto* acc = static_cast<unsigned char*>(recvbuf);
   const int n = ns.size();
-  if (red.user.fn) {
-    // c0 op (c1 op (... op c(n-1))): the user function computes in op inout.
-    std::memcpy(acc, ns.in(n - 1, bytes), bytes);
-    for (int m = n - 2; m >= 0; --m) red.user.fn(ns.in(m, bytes), acc, nelem, red.user.userdata);
-    return;
+  // Scalars per element of red (DART_OP_MINMAX: a pair is two).
+  const std::size_t scalars = red.user.fn ? 1 : red.elem.bytes / basic_size_or_zero(dtype);
+  for (std::size_t first = 0; first < red.count || first == 0; first += per_round) {
+    if (first > 0) {
+      fill(first);
+      next_round(ns, call);
+    }
+    const std::size_t cnt = std::min(per_round, red.count - first);
+    const std::size_t c = cnt * red.elem.bytes;
+    if (result_here && c > 0) {
+      // In place, the contribution was copied into the slot before the
+      // result overwrites it.
+      auto* acc = static_cast<unsigned char*>(recvbuf) + first * red.elem.bytes;
+      if (red.user.fn) {
+        // c0 op (c1 op (... op c(n-1))): the user function computes in op inout.
+        std::memcpy(acc, ns.in(n - 1, c), c);
+        for (int m = n - 2; m >= 0; --m) red.user.fn(ns.in(m, c), acc, cnt, red.user.userdata);
+      } else {
+        std::memcpy(acc, ns.in(0, c), c);
+        for (int m = 1; m < n; ++m) combine_payload(dtype, op, ns.in(m, c), acc, cnt * scalars);
+      }
+    }
+    if (red.count == 0) break;
   }
-  std::memcpy(acc, ns.in(0, bytes), bytes);
-  for (int m = 1; m < n; ++m) combine_payload(dtype, op, ns.in(m, bytes), acc, nelem);
 }
 
 // dart_reduce (root given) and dart_allreduce (root NULL).

@@ -6,6 +6,7 @@
 #include "core/runtime.hpp"
 #include "team/team.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -38,8 +39,10 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
     : leaders_(std::move(leaders)), team_id_(team_id), whole_team_(whole_team) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
+  slot_ = std::clamp<std::size_t>((std::size_t(8) << 20) / (2 * static_cast<std::size_t>(n_)), std::size_t(16) << 10,
+                                  std::size_t(256) << 10);
   void* base = nullptr;
-  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part)), comm, &base);
+  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part) + 2 * slot_), comm, &base);
   // The window's memory is not zeroed by MPI: the headers must read as "no
   // meeting yet" before anyone looks at them (the barrier below).
   mine_ = new (base) Part;
@@ -58,13 +61,13 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
 
 unsigned char* NodeSync::out(std::size_t bytes) noexcept {
   const int p = static_cast<int>((gen_ + 1) & 1);
-  return bytes <= kInline ? mine_->line[p].small : mine_->data[p];
+  return bytes <= kInline ? mine_->line[p].small : data(mine_, p);
 }
 
 const unsigned char* NodeSync::in(int m, std::size_t bytes) const noexcept {
   const int p = static_cast<int>(gen_ & 1);
-  const Part* part = parts_[static_cast<std::size_t>(m)];
-  return bytes <= kInline ? part->line[p].small : part->data[p];
+  Part* part = parts_[static_cast<std::size_t>(m)];
+  return bytes <= kInline ? part->line[p].small : data(part, p);
 }
 
 NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
@@ -200,7 +203,7 @@ void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out,
     return;
   }
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(std::int64_t);
-  if (bytes > NodeSync::kSlot) fail(DART_ERR_OTHER, "an agreement of " + std::to_string(n) + " words is too large");
+  if (bytes > ns->slot()) fail(DART_ERR_OTHER, "an agreement of " + std::to_string(n) + " words is too large");
   std::memcpy(ns->out(bytes), in, bytes);
   Fingerprint fp;
   fp.w[0] = static_cast<std::uint64_t>(n);

@@ -3,7 +3,8 @@
 // creation from groups built in any order, with non-members passing the
 // group or NULL; nested teams; teams of one unit; clones; unit id
 // translation both ways; team id rules (agreed, distinct among live teams,
-// reused after destruction); 10^4 create/destroy cycles; global memory,
+// reused after destruction, also past the ids the first agreement of a
+// creation carries); 10^4 create/destroy cycles; global memory,
 // one-sided transfers, atomics and locks on a sub-team, and locks outliving
 // their team; invalid arguments (error code, no hang on the other units).
 // Collectives on sub-teams are in test_collectives.cpp.
@@ -254,6 +255,28 @@ BOOST_AUTO_TEST_CASE(ids_are_reused_and_agreed) {
   dart_team_t again = create(DART_TEAM_ALL, all_units);
   CHECK_EQ(again, was);
   CHECK_OK(dart_team_destroy(&again));
+}
+
+BOOST_AUTO_TEST_CASE(ids_past_the_first_agreement_agree) {
+  // More live teams than the first agreement carries ids for: the ids
+  // beyond it must still agree, differ from every live one, and be reused.
+  const auto all_units = range_if(n, [](int) { return true; });
+  constexpr int kTeams = 300;
+  std::vector<dart_team_t> teams;
+  for (int i = 0; i < kTeams; ++i) teams.push_back(create(DART_TEAM_ALL, all_units));
+  std::vector<int> ids(teams.begin(), teams.end()), lo(ids.size()), hi(ids.size());
+  MPI_Allreduce(ids.data(), lo.data(), kTeams, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(ids.data(), hi.data(), kTeams, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK_RANK(lo == hi);
+  std::vector<int> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK_RANK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  const dart_team_t last = teams.back();
+  CHECK_OK(dart_team_destroy(&teams.back()));
+  dart_team_t again = create(DART_TEAM_ALL, all_units);
+  CHECK_EQ(again, last);
+  teams.back() = again;
+  for (auto it = teams.rbegin(); it != teams.rend(); ++it) CHECK_OK(dart_team_destroy(&*it));
 }
 
 BOOST_AUTO_TEST_CASE(ten_thousand_create_destroy_cycles) {

@@ -43,6 +43,8 @@ class Owned {
     h_ = Traits::null();
   }
   [[nodiscard]] Handle get() const noexcept { return h_; }
+  // Gives the handle up without freeing it (another owner frees it).
+  Handle release() noexcept { return std::exchange(h_, Traits::null()); }
   // Where a creating call writes the new handle (the old one is freed).
   [[nodiscard]] Handle* out() noexcept {
     reset();

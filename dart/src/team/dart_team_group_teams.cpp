@@ -1,7 +1,8 @@
 // Teams: creation from a group, destruction, cloning and unit id
 // translation. A team is made collectively over its parent: one
 // MPI_Allreduce agrees on the new id and on the validity of every caller's
-// group, one MPI_Comm_split makes the communicator.
+// group, one MPI_Comm_split (or MPI_Comm_dup of the whole parent) makes the
+// communicator.
 #include "core/error.hpp"
 #include "core/runtime.hpp"
 #include "team/group.hpp"
@@ -44,12 +45,21 @@ std::uint64_t membership_hash(const std::vector<int>& units) {
 // each unit's ids in use plus a flag for invalid groups and the membership
 // hash twice (h and ~h): the two ORs share a set bit exactly when some
 // callers' groups differ.
+//
+// Programs hold few teams at once, so the first agreement carries only the
+// lowest kFirstIdWords words of ids; only when all of those are taken on
+// some member does a second one carry the rest. Both are reached by every
+// member alike, since each decides by the same OR.
 dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
+  constexpr std::size_t kFirstIdWords = 4;
+  constexpr std::size_t kHead = 3;  // flags, h, ~h
   Runtime& r = rt();
   Team& parent = r.team(parent_id);
   std::string error;
   bool member = false;
-  std::vector<std::uint64_t> words(kIdWords + 3, 0);
+  bool whole_parent = false;
+  const std::vector<dart_team_t> ids_in_use = r.team_ids();
+  std::uint64_t words[kHead + kFirstIdWords] = {};
   if (group) {
     for (int g : group->units)
       if (parent.team_unit_of(g) < 0) {
@@ -58,32 +68,59 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
         break;
       }
     member = std::binary_search(group->units.begin(), group->units.end(), r.myid());
+    whole_parent = error.empty() && group->units.size() == static_cast<std::size_t>(parent.size());
     const std::uint64_t h = membership_hash(group->units);
-    words[kIdWords + 1] = h;
-    words[kIdWords + 2] = ~h;
+    words[1] = h;
+    words[2] = ~h;
   }
-  for (dart_team_t id : r.team_ids()) words[static_cast<std::size_t>(id) / 64] |= 1ull << (id % 64);
-  words[0] |= 1;  // DART_TEAM_ALL
-  words[kIdWords] = error.empty() ? 0 : 1;
-  mpi_check(
-      MPI_Allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()), MPI_UINT64_T, MPI_BOR, parent.comm()),
-      "MPI_Allreduce");
+  // Bit 0: an invalid group; bits 1 and 2: a caller whose group is / is
+  // not the whole parent (a caller without a group is the latter).
+  words[0] = (error.empty() ? 0u : 1u) | (whole_parent ? 2u : 4u);
+  words[kHead] |= 1;  // DART_TEAM_ALL
+  for (dart_team_t id : ids_in_use)
+    if (static_cast<std::size_t>(id) < 64 * kFirstIdWords)
+      words[kHead + static_cast<std::size_t>(id) / 64] |= 1ull << (id % 64);
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, words, static_cast<int>(kHead + kFirstIdWords), MPI_UINT64_T, MPI_BOR,
+                          parent.comm()),
+            "MPI_Allreduce");
   if (!error.empty()) invalid(error);
-  if (words[kIdWords] != 0)
+  if ((words[0] & 1) != 0)
     invalid("another member of team " + std::to_string(parent_id) + " passed a group with non-members of it");
-  if ((words[kIdWords + 1] & words[kIdWords + 2]) != 0)
+  if ((words[1] & words[2]) != 0)
     invalid("members of team " + std::to_string(parent_id) + " passed groups with different members");
+
   dart_team_t id = DART_TEAM_NULL;
-  for (std::size_t w = 0; w < kIdWords && id == DART_TEAM_NULL; ++w)
-    if (words[w] != ~0ull) id = static_cast<dart_team_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(~words[w])));
+  for (std::size_t w = 0; w < kFirstIdWords && id == DART_TEAM_NULL; ++w)
+    if (words[kHead + w] != ~0ull)
+      id = static_cast<dart_team_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(~words[kHead + w])));
+  if (id == DART_TEAM_NULL) {
+    std::vector<std::uint64_t> rest(kIdWords - kFirstIdWords, 0);
+    for (dart_team_t t : ids_in_use)
+      if (static_cast<std::size_t>(t) >= 64 * kFirstIdWords)
+        rest[static_cast<std::size_t>(t) / 64 - kFirstIdWords] |= 1ull << (t % 64);
+    mpi_check(
+        MPI_Allreduce(MPI_IN_PLACE, rest.data(), static_cast<int>(rest.size()), MPI_UINT64_T, MPI_BOR, parent.comm()),
+        "MPI_Allreduce");
+    for (std::size_t w = 0; w < rest.size() && id == DART_TEAM_NULL; ++w)
+      if (rest[w] != ~0ull)
+        id = static_cast<dart_team_t>((w + kFirstIdWords) * 64 +
+                                      static_cast<std::size_t>(__builtin_ctzll(~rest[w])));
+  }
   if (id == DART_TEAM_NULL)
     fail(DART_ERR_OTHER, "all " + std::to_string(Runtime::kMaxTeams - 1) + " team ids are in use by members of team " +
                              std::to_string(parent_id));
 
-  // Key = global id, so team order is ascending global id whatever order the
-  // group was built in.
+  // Team order is ascending global id whatever order the group was built
+  // in: the key of the split, and already the parent's order when the group
+  // is the whole parent, which a duplicate then makes without exchanging
+  // colours and keys. Every caller sees the same bits, so all take the
+  // duplicate or none do.
   MPI_Comm comm = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split(parent.comm(), member ? 0 : MPI_UNDEFINED, r.myid(), &comm), "MPI_Comm_split");
+  if ((words[0] & 6) == 2) {
+    mpi_check(MPI_Comm_dup(parent.comm(), &comm), "MPI_Comm_dup");
+  } else {
+    mpi_check(MPI_Comm_split(parent.comm(), member ? 0 : MPI_UNDEFINED, r.myid(), &comm), "MPI_Comm_split");
+  }
   if (!member) return DART_TEAM_NULL;
   r.add_team(std::make_unique<Team>(id, mpi::Comm(comm), r.config()));
   return id;

@@ -2,6 +2,7 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/runtime.hpp"
 
 #include <dash/dart/if/dart_team_group.h>
 
@@ -107,6 +108,48 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   mpi_check(MPI_Comm_rank(comm(), &myid_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm(), &size_), "MPI_Comm_size");
 
+  // Team rank -> global unit, with the group of MPI_COMM_WORLD. The global
+  // ids are only needed while the map is built: a team whose members follow
+  // a formula keeps the formula.
+  std::vector<int> globals(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
+  mpi::Group team_group;
+  mpi_check(MPI_Comm_group(comm(), team_group.out()), "MPI_Comm_group");
+  if (id != DART_TEAM_ALL) {
+    mpi::Group world_group;
+    mpi_check(MPI_Comm_group(MPI_COMM_WORLD, world_group.out()), "MPI_Comm_group");
+    const std::vector<int> team_ranks_all = globals;  // 0 .. size-1
+    mpi_check(
+        MPI_Group_translate_ranks(team_group.get(), size_, team_ranks_all.data(), world_group.get(), globals.data()),
+        "MPI_Group_translate_ranks");
+  }
+
+  // What DART_TEAM_ALL found out about the nodes holds for every team made
+  // later: a team whose members all share the caller's node is on one node
+  // for each of its members (a node is the same set seen from any of its
+  // units), so no member asks MPI again and the team itself serves as its
+  // node communicator. Only teams across nodes split one off.
+  const Team* world = nullptr;
+  if (id != DART_TEAM_ALL)
+    if (Runtime* r = runtime()) world = &r->world();
+  if (world && cfg.shared_memory && world->load_store()) {
+    single_node_ = std::all_of(globals.begin(), globals.end(), [&](int g) { return world->node_rank_of(g) >= 0; });
+  } else {
+    single_node_ = false;
+  }
+  if (single_node_) {
+    node_size_ = size_;
+    node_rank_ = myid_;
+    on_one_host_ = true;
+    std::vector<int> team_ranks(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) team_ranks[static_cast<std::size_t>(r)] = r;
+    node_members_ = RankMap(std::move(team_ranks));
+    members_ = RankMap(std::move(globals));
+    // Last: from here on the destructor runs, and it gives up this alias.
+    node_comm_ = mpi::Comm(comm_.get());
+    return;
+  }
+
   // The node communicator orders its units by team rank (key = myid), so
   // on a team that lives on one node, node rank == team rank.
   MPI_Comm node = MPI_COMM_NULL;
@@ -122,37 +165,29 @@ Team::Team(dart_team_t id, mpi::Comm own, const Config& cfg)
   single_node_ = node_size_ == size_;
   on_one_host_ = single_node_;
   if (!cfg.shared_memory) {
-    MPI_Comm host = MPI_COMM_NULL;
-    mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
-    int host_size = 0;
-    const int rc = MPI_Comm_size(host, &host_size);
-    MPI_Comm_free(&host);
-    mpi_check(rc, "MPI_Comm_size");
-    on_one_host_ = host_size == size_;
+    if (world && world->on_one_host()) {
+      on_one_host_ = true;
+    } else {
+      MPI_Comm host = MPI_COMM_NULL;
+      mpi_check(MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, myid_, MPI_INFO_NULL, &host),
+                "MPI_Comm_split_type");
+      int host_size = 0;
+      const int rc = MPI_Comm_size(host, &host_size);
+      MPI_Comm_free(&host);
+      mpi_check(rc, "MPI_Comm_size");
+      on_one_host_ = host_size == size_;
+    }
   }
 
   // Node rank -> team rank: translate the node group into the team group.
-  // Team rank -> global unit likewise, with the group of MPI_COMM_WORLD.
-  mpi::Group team_group, node_group, world_group;
-  mpi_check(MPI_Comm_group(comm(), team_group.out()), "MPI_Comm_group");
+  mpi::Group node_group;
   mpi_check(MPI_Comm_group(node, node_group.out()), "MPI_Comm_group");
-  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, world_group.out()), "MPI_Comm_group");
   std::vector<int> node_ranks(static_cast<std::size_t>(node_size_));
   std::vector<int> team_ranks(static_cast<std::size_t>(node_size_));
   for (int r = 0; r < node_size_; ++r) node_ranks[static_cast<std::size_t>(r)] = r;
   mpi_check(
       MPI_Group_translate_ranks(node_group.get(), node_size_, node_ranks.data(), team_group.get(), team_ranks.data()),
       "MPI_Group_translate_ranks");
-  // The global ids are only needed while the map is built: a team whose
-  // members follow a formula keeps the formula.
-  std::vector<int> globals(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) globals[static_cast<std::size_t>(r)] = r;
-  if (id != DART_TEAM_ALL) {
-    const std::vector<int> team_ranks_all = globals;  // 0 .. size-1
-    mpi_check(
-        MPI_Group_translate_ranks(team_group.get(), size_, team_ranks_all.data(), world_group.get(), globals.data()),
-        "MPI_Group_translate_ranks");
-  }
   // Node ranks follow team ranks (key = myid above), so both lists ascend.
   node_members_ = RankMap(std::move(team_ranks));
   members_ = RankMap(std::move(globals));
@@ -173,6 +208,9 @@ Team::~Team() {
     unpublish(id).reset();
   }
   dynamic_.clear();
+  // The node communicator of a team on one node is the team's own, which
+  // comm_ frees.
+  if (node_comm_.get() == comm_.get()) (void)node_comm_.release();
 }
 
 int Team::attach_load(int w, const char* addr, std::size_t bytes) const {

@@ -31,3 +31,15 @@ endif()
 add_mpi_test(dart_collectives_nochecks SOURCES ${DART_COLLECTIVES_SOURCES} LIBRARIES DART::dart Threads::Threads
   LABELS dart RANKS 2 3 TIMEOUT 120
   ENVIRONMENT "DART_COLLECTIVE_CHECKS=0;BOOST_TEST_RUN_FILTERS=!bad_input_on_one_unit_fails_everywhere")
+
+# Every collective against the raw MPI collective on the same data, at
+# block sizes from 0 bytes to 1 MiB that straddle the shared-memory slot
+# and round limits, on DART_TEAM_ALL and two sub-teams, plus a long run of
+# small collectives (slot reuse). Again without shared memory (MPI RMA
+# windows, collectives through MPI) and without the agreement round.
+add_mpi_test(dart_collectives_sizes SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
+  RANKS 1 2 3 4 MPICH_RANKS 1 2 3 TIMEOUT 120)
+add_mpi_test(dart_collectives_sizes_noshm SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
+  RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_SHARED_MEMORY=0")
+add_mpi_test(dart_collectives_sizes_nochecks SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
+  RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_COLLECTIVE_CHECKS=0")

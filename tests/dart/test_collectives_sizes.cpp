@@ -494,34 +494,17 @@ struct Results {
   explicit Results(std::size_t len) : all(len), in_place(len), to_first(len), to_last(len), mpi(len) {}
 };
 
-// MPICH 4.0 to 4.1.1 crash in MPI_Reduce with MPI_IN_PLACE at a root other
-// than 0 from a few KiB on (pmodels/mpich#6540, fixed by #6543), and
-// DART's MPI path passes the in-place form on. Where DART is known to take
-// that path (DART_SHARED_MEMORY=0) under such an MPICH, the reduction to
-// the last unit is made with separate buffers instead; everywhere else it
-// stays in place.
-bool in_place_reduce_breaks_mpi() {
-  const char* shm = std::getenv("DART_SHARED_MEMORY");
-  if (!shm || std::string(shm) != "0") return false;
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(version, "MPICH Version: %d.%d.%d", &major, &minor, &patch) < 2) return false;
-  return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
-}
-
 void run_dart_reductions(const TwinTeam& t, const Buf& send, std::size_t nelem, dart_datatype_t dt, dart_operation_t op,
                          Results& r) {
-  static const bool avoid_in_place = in_place_reduce_breaks_mpi();
   CHECK_OK(dart_allreduce(send.p(), r.all.p(), nelem, dt, op, t.id));
   copy_into(r.in_place, send);
   CHECK_OK(dart_allreduce(r.in_place.p(), r.in_place.p(), nelem, dt, op, t.id));
   CHECK_OK(dart_reduce(send.p(), r.to_first.p(), nelem, dt, op, DART_TEAM_UNIT_ID(0), t.id));
+  // In place at the last unit: under MPICH 4.0-4.1.1 MPI_Reduce itself
+  // crashes there (pmodels/mpich#6540), which DART's MPI path works around.
   const bool last = t.me == t.n - 1;
-  const bool in_place = last && !(avoid_in_place && t.n > 1);
-  if (in_place) copy_into(r.to_last, send);
-  CHECK_OK(dart_reduce(in_place ? r.to_last.p() : send.p(), last ? r.to_last.p() : nullptr, nelem, dt, op,
+  if (last) copy_into(r.to_last, send);
+  CHECK_OK(dart_reduce(last ? r.to_last.p() : send.p(), last ? r.to_last.p() : nullptr, nelem, dt, op,
                        DART_TEAM_UNIT_ID(t.n - 1), t.id));
 }
 

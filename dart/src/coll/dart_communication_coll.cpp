@@ -1186,6 +1186,31 @@ void to_truth_values(void* buf, std::size_t n, dart_datatype_t t) {
   invalid("logical operations need an integer type, not data type " + type_name(t));
 }
 
+// The MPI reduction of every piece, for dart_reduce (root >= 0) and
+// dart_allreduce (root < 0); `result` is NULL where MPI ignores it.
+// MPICH 4.0 to 4.1.1 crash in MPI_Reduce with MPI_IN_PLACE at a root other
+// than 0 from a few KiB on (pmodels/mpich#6540), so under MPICH such a
+// root reduces from a copy of its contribution instead.
+void mpi_reduce_pieces(MPI_Comm comm, const void* sendbuf, void* result, bool in_place, const Reduction& red,
+                       int root) {
+  const Elem& e = red.elem;
+  std::vector<unsigned char> staged;
+#ifdef MPICH_NUMVERSION
+  if (in_place && root > 0) {
+    const auto* r = static_cast<const unsigned char*>(result);
+    staged.assign(r, r + red.count * e.bytes);
+    sendbuf = staged.data();
+    in_place = false;
+  }
+#endif
+  const UserOpScope scope(red.user.fn ? &red.user : nullptr);
+  for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
+    const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+    if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, comm), "MPI_Allreduce");
+    else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, comm), "MPI_Reduce");
+  });
+}
+
 // dart_reduce / dart_allreduce of a team on one node: every member's
 // contribution in its slot, folded in team order where the result goes, in
 // rounds of whole elements that fit a slot. An element larger than a slot
@@ -1221,15 +1246,8 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
   });
   if (!shm) {
     // The agreement is made; MPI reduces.
-    Reduction mred = reduction_of(dtype, op, nelem);
-    void* result = result_here ? recvbuf : nullptr;
-    const Elem& e = mred.elem;
-    const UserOpScope scope(mred.user.fn ? &mred.user : nullptr);
-    for_each_piece(mred.count, piece_limit(e, 1), [&](std::size_t first, int n) {
-      const void* from = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
-      if (root < 0) mpi_check(MPI_Allreduce(from, at(result, first, e), n, e.type, mred.op, team.comm()), "MPI_Allreduce");
-      else mpi_check(MPI_Reduce(from, at(result, first, e), n, e.type, mred.op, root, team.comm()), "MPI_Reduce");
-    });
+    const Reduction mred = reduction_of(dtype, op, nelem);
+    mpi_reduce_pieces(team.comm(), sendbuf, result_here ? recvbuf : nullptr, in_place, mred, root);
     return;
   }
   const int n = ns.size();
@@ -1296,13 +1314,7 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   }
   // MPI ignores recvbuf elsewhere; passing NULL keeps its alias checks quiet.
   void* result = result_here ? recvbuf : nullptr;
-  const Elem& e = red.elem;
-  const UserOpScope scope(red.user.fn ? &red.user : nullptr);
-  for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
-    const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
-    if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, team.comm()), "MPI_Allreduce");
-    else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, team.comm()), "MPI_Reduce");
-  });
+  mpi_reduce_pieces(team.comm(), sendbuf, result, in_place, red, root);
   if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
 }
 

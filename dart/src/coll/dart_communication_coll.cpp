@@ -703,9 +703,10 @@ void allgather_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std
 }
 
 // Elements from recvbuf to the end of the furthest non-empty block of an
-// allgatherv, checking the sums; `largest` receives the largest block.
+// allgatherv, checking the sums; `largest` receives the largest block,
+// `total` (if given) the elements of all blocks.
 std::size_t allgatherv_span(const std::size_t* nrecvelem, const std::size_t* recvdispls, int size,
-                            std::size_t* largest) {
+                            std::size_t* largest, std::size_t* total_out = nullptr) {
   std::size_t span = 0, total = 0;
   *largest = 0;
   for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
@@ -717,6 +718,7 @@ std::size_t allgatherv_span(const std::size_t* nrecvelem, const std::size_t* rec
     span = std::max(span, end);
     *largest = std::max(*largest, nrecvelem[i]);
   }
+  if (total_out) *total_out = total;
   return span;
 }
 
@@ -951,16 +953,8 @@ void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtyp
     if (nsendelem != nrecvelem[me])
       invalid("nsendelem " + std::to_string(nsendelem) + " differs from nrecvelem[" + std::to_string(me) + "] " +
               std::to_string(nrecvelem[me]));
-    // span: elements from recvbuf to the end of the furthest non-empty
-    // block; total: elements of all blocks.
-    for (std::size_t i = 0; i < static_cast<std::size_t>(size); ++i) {
-      if (nrecvelem[i] == 0) continue;
-      std::size_t end = 0;
-      if (__builtin_add_overflow(recvdispls[i], nrecvelem[i], &end) ||
-          __builtin_add_overflow(total, nrecvelem[i], &total))
-        invalid("recvdispls[" + std::to_string(i) + "] + nrecvelem[" + std::to_string(i) + "] overflows size_t");
-      span = std::max(span, end);
-    }
+    std::size_t largest = 0;
+    span = allgatherv_span(nrecvelem, recvdispls, size, &largest, &total);
     require_buf(recvbuf, span, checked_bytes(span, e.bytes), "recvbuf");
     if (!agreeing) return;
     const std::size_t total_bytes = checked_bytes(total, e.bytes);

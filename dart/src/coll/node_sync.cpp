@@ -8,12 +8,21 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
 #include <thread>
 
 namespace dart::coll {
+
+namespace {
+// `p` rounded up to the alignment of a part's Lines.
+void* aligned(void* p) noexcept {
+  constexpr std::uintptr_t a = 128;
+  return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(p) + a - 1) & ~(a - 1));
+}
+}  // namespace
 
 const char* call_name(Call c) noexcept {
   switch (c) {
@@ -42,17 +51,19 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
   slot_ = std::clamp<std::size_t>((std::size_t(8) << 20) / (2 * static_cast<std::size_t>(n_)), std::size_t(16) << 10,
                                   std::size_t(256) << 10);
   void* base = nullptr;
-  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part) + 2 * slot_), comm, &base);
+  // MPI places a part only 8-byte aligned (Open MPI's osc/sm): each part
+  // gets room to start on its Line's alignment.
+  win_ = mpi::Window::allocate_shared(static_cast<MPI_Aint>(sizeof(Part) + 2 * slot_ + alignof(Part)), comm, &base);
   // The window's memory is not zeroed by MPI: the headers must read as "no
   // meeting yet" before anyone looks at them (the barrier below).
-  mine_ = new (base) Part;
+  mine_ = new (aligned(base)) Part;
   parts_.resize(static_cast<std::size_t>(n_));
   for (int r = 0; r < n_; ++r) {
     MPI_Aint bytes = 0;
     int disp = 0;
     void* p = nullptr;
     mpi_check(MPI_Win_shared_query(win_.get(), r, &bytes, &disp, &p), "MPI_Win_shared_query");
-    parts_[static_cast<std::size_t>(r)] = static_cast<Part*>(p);
+    parts_[static_cast<std::size_t>(r)] = static_cast<Part*>(aligned(p));
   }
   parts_[static_cast<std::size_t>(me_)] = mine_;
   std::atomic_thread_fence(std::memory_order_seq_cst);

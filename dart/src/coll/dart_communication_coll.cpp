@@ -604,12 +604,24 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
   const auto me = static_cast<std::size_t>(ns.me());
   int r = 0;
   bool at_root = false, in_place = false;
+  // A scatter that fits one meeting goes through the root's slot (small
+  // ones inline in its header). A larger one has the root write each
+  // member's piece into that member's own slot, which a scatter leaves
+  // unused: n times the room per meeting, so a quarter of the rounds on
+  // 4 units (each round is a trip through the scheduler on a busy node).
+  bool spread = false;
   BlockRounds br;
   const auto* src = static_cast<const char*>(sendbuf);
   auto fill = [&](std::size_t k) {
     const std::size_t c = br.len(k);
+    if (c == 0) return;
+    if (spread) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (i != me || !in_place) std::memcpy(ns.slot_of(static_cast<int>(i)), src + i * br.block + br.off(k), c);
+      return;
+    }
     unsigned char* out = ns.out(n * br.step);
-    for (std::size_t i = 0; i < n && c > 0; ++i) std::memcpy(out + i * br.step, src + i * br.block + br.off(k), c);
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(out + i * br.step, src + i * br.block + br.off(k), c);
   };
   meet(ns, Call::Scatter, [&](Fingerprint& fp) {
     r = root_of(team, root);
@@ -621,7 +633,8 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
     require_buf(recvbuf, nelem, block, "recvbuf");
     fp.w[0] = root_word(r);
     fp.w[1] = block;
-    br = block_rounds(block, n, ns.slot());
+    spread = total > ns.slot();
+    br = spread ? BlockRounds{block, ns.slot()} : block_rounds(block, n, ns.slot());
     if (at_root) fill(0);
   });
   for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
@@ -630,8 +643,9 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
       next_round(ns, Call::Scatter);
     }
     const std::size_t c = br.len(k);
-    if (!in_place && c > 0)
-      std::memcpy(static_cast<char*>(recvbuf) + br.off(k), ns.in(r, n * br.step) + me * br.step, c);
+    if (in_place || c == 0) continue;
+    const unsigned char* piece = spread ? ns.own_slot() : ns.in(r, n * br.step) + me * br.step;
+    std::memcpy(static_cast<char*>(recvbuf) + br.off(k), piece, c);
   }
 }
 

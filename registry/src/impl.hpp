@@ -14,8 +14,16 @@
 
 namespace registry::detail {
 
+class Impl;
+
 struct Outcome {
   Status status = Status::pending;
+  // The registry that recorded the operation, until it is applied. After
+  // the sync the operation may wait in that registry's backlog: every
+  // replica holds it, this one applies it at its next read (Impl::settle),
+  // and a look at the status is such a read. (Set at record time, so a
+  // sync need not touch every outcome to defer them.)
+  Impl* registry = nullptr;
 };
 
 // Owns a communicator duplicated for the registry's own traffic, so no
@@ -41,6 +49,9 @@ class Comm {
 class Impl {
  public:
   Impl(Comm comm, int rank, int size, const Options& options, std::string world_segment);
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl();
 
   static Ticket resolved(Status s) { return Ticket(std::make_shared<Outcome>(Outcome{s})); }
   Ticket fail(const char* fn, Status s, const std::string& reason) const;
@@ -54,9 +65,18 @@ class Impl {
   Status sync();
   [[nodiscard]] std::size_t pending() const { return recorded_.size(); }
 
+  // Reads apply the backlog first (settle), so they are not const here;
+  // the Registry's read calls stay const for the caller, who cannot tell.
   Result<std::vector<Value>> get(std::string_view segment, const std::vector<std::string>& tokens,
-                                 std::uint16_t mode) const;
-  Result<std::vector<std::string>> index(std::string_view segment) const;
+                                 std::uint16_t mode);
+  Result<std::vector<std::string>> index(std::string_view segment);
+
+  // Applies the operations that earlier syncs exchanged but left for the
+  // first read: every read of the replica (get, index, digest, a ticket's
+  // status) calls this first, so none can see the difference.
+  void settle() {
+    if (!backlog_.empty()) apply_backlog();
+  }
 
   // Checks a token list and a mode for a searching call; returns the
   // matching mode, or 0 after logging why the input is rejected.
@@ -76,22 +96,41 @@ class Impl {
     std::shared_ptr<Outcome> outcome;
     Callback callback;  // subscribe only
   };
+  struct FreeBuffer {
+    void operator()(char* p) const noexcept;
+  };
+  // The operations of one sync as every replica received them: each
+  // rank's encoded operations at offsets[r], sizes[r] bytes, and this
+  // rank's own records (their outcomes, in issue order).
+  struct Batch {
+    std::unique_ptr<char, FreeBuffer> buf;
+    std::uint64_t cap = 0;  // bytes allocated at buf
+    std::vector<std::uint64_t> sizes;
+    std::vector<std::uint64_t> offsets;
+    std::vector<Recorded> own;
+  };
+
   // Appends an operation (already encoded into pending_) to the local list.
   Ticket record(Callback callback = {});
-  // Applies every rank's operations from the gathered buffer.
-  void apply(const char* all, const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& offsets,
-             std::vector<Event>& events);
+  // Applies a batch: every rank's operations, by rank, then issue order.
+  void apply(Batch& batch, std::vector<Event>& events);
+  void apply_backlog();
+  // Keeps a batch's buffer as the next exchange's receive buffer, or frees it.
+  void recycle(Batch& batch);
   void check_replicas();
 
   std::vector<char> pending_;
   // Receive buffer of the exchange, kept between syncs up to kKeepRecv bytes.
   static constexpr std::uint64_t kKeepRecv = 64u << 20;
-  struct FreeBuffer {
-    void operator()(char* p) const noexcept;
-  };
+  // The backlog applies at once when it would hold more than this.
+  static constexpr std::uint64_t kMaxBacklog = 256u << 20;
   std::unique_ptr<char, FreeBuffer> recv_;
   std::uint64_t recv_cap_ = 0;
   std::vector<Recorded> recorded_;
+  // Batches exchanged but not applied yet, oldest first (see sync()).
+  std::vector<Batch> backlog_;
+  std::uint64_t backlog_bytes_ = 0;
+  bool subscribing_ = false;  // a subscribe is among the recorded operations
   std::map<SubId, Callback> callbacks_;
   bool in_sync_ = false;
 };

@@ -331,3 +331,103 @@ BOOST_AUTO_TEST_CASE(create_rejects_bad_communicator) {
   }
   MPI_Comm_free(&half);
 }
+
+// ---- operations applied at the first read --------------------------------
+//
+// Without replica checks and without subscriptions of its own, a rank
+// applies a sync's operations at its first read (get, index, digest, a
+// ticket's status). These cases read in every way that settles, and in
+// none, and check the outcomes match the eager path's.
+
+namespace {
+Registry deferring_registry() {
+  Options o;
+  o.log_errors = false;  // check_replicas stays off: that path applies at once
+  auto r = Registry::create(MPI_COMM_WORLD, o);
+  BOOST_REQUIRE(r.ok());
+  return std::move(r).value();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(deferred_ticket_is_the_first_read) {
+  Registry reg = deferring_registry();
+  const std::string mine = "rank " + std::to_string(rank());
+  Ticket plain = reg.put("universe", {"c"}, std::string_view(mine));
+  Ticket over = reg.put("universe", {"d"}, std::string_view(mine), kOverwrite);
+  Ticket unknown = reg.put("no such segment", {"c"}, std::string_view(mine));
+  sync(reg);
+  // No get yet: the status itself applies the sync.
+  BOOST_TEST(plain.status() == (rank() == 0 ? Status::ok : Status::exists), RANK_MSG);
+  BOOST_TEST(over.status() == Status::ok, RANK_MSG);
+  BOOST_TEST(unknown.status() == Status::not_found, RANK_MSG);
+  BOOST_TEST(objects(reg.get("universe", {"c"})) == (V{"rank 0"}), boost::test_tools::per_element());
+  BOOST_TEST(objects(reg.get("universe", {"d"})) == (V{"rank " + std::to_string(nranks() - 1)}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(deferred_syncs_pile_up_in_order) {
+  Registry reg = deferring_registry();
+  const std::string r = std::to_string(rank());
+  // Three syncs and no read in between: create, overwrite, erase part.
+  std::vector<Ticket> first, second, third;
+  for (int i = 0; i < 50; ++i)
+    first.push_back(reg.put("universe", {"r" + r, "i" + std::to_string(i)}, std::string_view("one")));
+  sync(reg);
+  for (int i = 0; i < 50; ++i)
+    second.push_back(reg.put("universe", {"r" + r, "i" + std::to_string(i)}, std::string_view("two"),
+                             i % 2 == 0 ? kOverwrite : 0));
+  Ticket segment = reg.define_segment("s" + r, {rank()});
+  sync(reg);
+  for (int i = 0; i < 50; i += 5) third.push_back(reg.erase("universe", {"r" + r, "i" + std::to_string(i)}, kXand));
+  Ticket into = reg.put("s" + r, {"x"}, std::string_view(r));
+  sync(reg);
+  // The first read (here a segment list) applies all three, oldest first.
+  BOOST_TEST(reg.contains_segment("s" + std::to_string((rank() + 1) % nranks())));
+  BOOST_TEST(segment.status() == Status::ok, RANK_MSG);
+  BOOST_TEST(into.status() == Status::ok, RANK_MSG);
+  for (int i = 0; i < 50; ++i) {
+    BOOST_TEST(first[static_cast<std::size_t>(i)].status() == Status::ok, RANK_MSG << i);
+    BOOST_TEST(second[static_cast<std::size_t>(i)].status() == (i % 2 == 0 ? Status::ok : Status::exists),
+               RANK_MSG << i);
+  }
+  for (const Ticket& t : third) BOOST_TEST(t.status() == Status::ok, RANK_MSG);
+  for (int q = 0; q < nranks(); ++q) {
+    V expect;
+    for (int i = 0; i < 50; ++i)
+      if (i % 5 != 0) expect.push_back(i % 2 == 0 ? "two" : "one");
+    BOOST_TEST(objects(reg.get("universe", {"r" + std::to_string(q)})) == expect, boost::test_tools::per_element());
+    BOOST_TEST(objects(reg.get("s" + std::to_string(q), {"x"})) == (V{std::to_string(q)}),
+               boost::test_tools::per_element());
+  }
+  BOOST_TEST(regtest::same_on_all_ranks(reg.digest()));
+}
+
+BOOST_AUTO_TEST_CASE(deferred_ticket_outlives_its_registry) {
+  Ticket t;
+  {
+    Registry reg = deferring_registry();
+    t = reg.put("universe", {"shared"}, std::string_view("x"));
+    reg.put("universe", {"r" + std::to_string(rank())}, std::string_view("y"));
+    sync(reg);
+  }  // destroyed (collectively) without a read
+  BOOST_TEST(t.status() == (rank() == 0 ? Status::ok : Status::exists), RANK_MSG);
+}
+
+BOOST_AUTO_TEST_CASE(deferred_then_subscribed) {
+  Registry reg = deferring_registry();
+  // Sync 1 waits for a read; sync 2 holds this rank's subscription, so it
+  // applies at once, after sync 1; sync 3 notifies.
+  reg.put("universe", {"w", std::to_string(rank())}, std::string_view("old"));
+  sync(reg);
+  std::vector<std::string> seen;
+  Ticket sub = reg.subscribe("universe", {"w"}, kAnd, kModification,
+                             [&](const Notification& n) { seen.emplace_back(n.object_string()); });
+  sync(reg);
+  BOOST_TEST(sub.status() == Status::ok, RANK_MSG);
+  Ticket again = reg.put("universe", {"w", std::to_string(rank())}, std::string_view("new"));
+  Ticket replace = reg.put("universe", {"w", std::to_string(rank())}, std::string_view("newer"), kOverwrite);
+  sync(reg);
+  BOOST_TEST(again.status() == Status::exists, RANK_MSG);  // sync 1 created it
+  BOOST_TEST(replace.status() == Status::ok, RANK_MSG);
+  BOOST_TEST(seen == V(static_cast<std::size_t>(nranks()), "newer"), boost::test_tools::per_element());
+}

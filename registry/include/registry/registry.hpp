@@ -16,7 +16,11 @@
 //   see its own recorded writes before sync. (Seeing them would make a read's
 //   answer depend on operations whose outcome is not decided yet, e.g. a put
 //   that a lower rank's put in the same sync will make fail.)
-// - After sync() returns, all replicas are identical.
+// - After sync() returns, all replicas hold the same operations in the same
+//   order, so every read on every rank sees the same state. A rank applies
+//   them to its replica at its first read after the sync (a ticket's
+//   status() counts), or within sync() when it has subscriptions; reads
+//   cannot tell the difference.
 // - Notifications (subscribe) are delivered on the subscribing rank inside
 //   sync(), after every operation of that sync is applied, in apply order.
 //
@@ -234,8 +238,9 @@ class REGISTRY_API Registry {
   // was none; not_found only for an unknown segment.
   Ticket unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode = kAnd);
 
-  // Collective: exchange and apply every rank's recorded operations, then
-  // deliver this rank's notifications. Returns ok, busy (called from a
+  // Collective: exchange every rank's recorded operations (applied on this
+  // replica now if this rank has subscriptions, else at its first read),
+  // then deliver this rank's notifications. Returns ok, busy (called from a
   // callback; nothing happens) or mpi_error.
   Status sync();
 

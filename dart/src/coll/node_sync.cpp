@@ -46,6 +46,59 @@ const char* call_name(Call c) noexcept {
   return "an unknown collective";
 }
 
+namespace {
+
+// Waits until done() while yielding the CPU; after every
+// DART_COLLECTIVE_TIMEOUT period it calls report(seconds waited), and with
+// DART_COLLECTIVE_TIMEOUT_ACTION=abort it then aborts the job.
+template <class Done, class Report>
+void wait_patiently(Call call, Done&& done, Report&& report) {
+  const Config& cfg = rt().config();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const bool timed = cfg.collective_timeout_s > 0;
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
+  auto next_report = start + period;
+  for (unsigned long k = 0;; ++k) {
+    if (done()) return;
+    std::this_thread::yield();
+    if ((k & 63) != 0 || !timed) continue;
+    const auto now = Clock::now();
+    if (now < next_report) continue;
+    report(std::chrono::duration<double>(now - start).count());
+    if (cfg.collective_timeout_abort) {
+      log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
+      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+    }
+    next_report = now + period;
+  }
+}
+
+// A team other than DART_TEAM_ALL makes its window at its first
+// collective, inside MPI, where a member that never comes would leave the
+// others waiting without a word. A non-blocking barrier first lets them
+// wait as in any other collective: yielding, and saying so after the
+// collective timeout (MPI does not tell which members are missing).
+void await_members(const Team& team) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibarrier(team.comm(), &req), "MPI_Ibarrier");
+  wait_patiently(
+      Call::NodeStep,
+      [&] {
+        int done = 0;
+        mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        return done != 0;
+      },
+      [&](double waited) {
+        log(LogLevel::Error, call_name(Call::NodeStep),
+            "waited %.0f s for the members of team %d to reach the team's first collective (which sets up its "
+            "shared-memory window); some have not arrived",
+            waited, static_cast<int>(team.id()));
+      });
+}
+
+}  // namespace
+
 NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed)
     : leaders_(std::move(leaders)), team_id_(team_id), whole_team_(whole_team), oversubscribed_(oversubscribed) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
@@ -140,27 +193,15 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
   // A late member: give up the CPU (another unit may need this core), and
   // keep MPI progressing, since a member may first wait for its own RMA to
   // this unit, which some libraries complete only while the target is in MPI.
-  const Config& cfg = rt().config();
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const bool timed = cfg.collective_timeout_s > 0;
-  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
-  auto next_report = start + period;
-  for (unsigned long k = 0;; ++k) {
-    if (arrived_all()) return;
-    poller.poll();
-    std::this_thread::yield();
-    if ((k & 63) != 0 || !timed) continue;
-    const auto now = Clock::now();
-    if (now < next_report) continue;
-    report_wait(g, parity, call, std::chrono::duration<double>(now - start).count());
-    if (cfg.collective_timeout_abort) {
-      log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
-      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
-    }
-    next_report = now + period;
-  }
+  wait_patiently(
+      call,
+      [&] {
+        if (arrived_all()) return true;
+        poller.poll();
+        return false;
+      },
+      [&](double waited) { report_wait(g, parity, call, waited); });
 }
 
 void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited) const {
@@ -198,6 +239,7 @@ NodeSync* engine(Team& team) {
   if (slot) return slot.get();
   if (team.size() < 2 || !team.load_store()) return nullptr;
   const bool over = node_oversubscribed(team);
+  if (team.id() != DART_TEAM_ALL) await_members(team);
   if (team.single_node()) {
     slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), over));
     return slot.get();

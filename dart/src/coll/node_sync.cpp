@@ -50,20 +50,25 @@ namespace {
 
 // Waits until done() while yielding the CPU; after every
 // DART_COLLECTIVE_TIMEOUT period it calls report(seconds waited), and with
-// DART_COLLECTIVE_TIMEOUT_ACTION=abort it then aborts the job.
+// DART_COLLECTIVE_TIMEOUT_ACTION=abort it then aborts the job. Returns
+// whether a yield gave the CPU to another process (it took more than a few
+// microseconds): then this core has more work than it can run at once.
 template <class Done, class Report>
-void wait_patiently(Call call, Done&& done, Report&& report) {
+bool wait_patiently(Call call, Done&& done, Report&& report) {
   const Config& cfg = rt().config();
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const bool timed = cfg.collective_timeout_s > 0;
   const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
   auto next_report = start + period;
+  bool gave_way = false;
   for (unsigned long k = 0;; ++k) {
-    if (done()) return;
+    if (done()) return gave_way;
+    const auto before = Clock::now();
     std::this_thread::yield();
-    if ((k & 63) != 0 || !timed) continue;
     const auto now = Clock::now();
+    gave_way = gave_way || now - before > std::chrono::microseconds(5);
+    if ((k & 63) != 0 || !timed) continue;
     if (now < next_report) continue;
     report(std::chrono::duration<double>(now - start).count());
     if (cfg.collective_timeout_abort) {
@@ -82,7 +87,7 @@ void wait_patiently(Call call, Done&& done, Report&& report) {
 void await_members(const Team& team) {
   MPI_Request req = MPI_REQUEST_NULL;
   mpi_check(MPI_Ibarrier(team.comm(), &req), "MPI_Ibarrier");
-  wait_patiently(
+  (void)wait_patiently(
       Call::NodeStep,
       [&] {
         int done = 0;
@@ -100,7 +105,11 @@ void await_members(const Team& team) {
 }  // namespace
 
 NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed)
-    : leaders_(std::move(leaders)), team_id_(team_id), whole_team_(whole_team), oversubscribed_(oversubscribed) {
+    : leaders_(std::move(leaders)),
+      team_id_(team_id),
+      whole_team_(whole_team),
+      oversubscribed_(oversubscribed),
+      spin_(oversubscribed ? kMinSpin : kMaxSpin) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
   slot_ = std::clamp<std::size_t>((std::size_t(8) << 20) / (2 * static_cast<std::size_t>(n_)), std::size_t(16) << 10,
@@ -180,21 +189,33 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
       ++next;
     return next == n_;
   };
-  // Members that call in step arrive within a few hundred nanoseconds. On
-  // an oversubscribed node the member we wait for may be the one this
-  // core should run instead: spinning there (2048 pauses are tens of
-  // microseconds) made every meeting of 4 units on 2 CPUs cost about
-  // 50 us, so such a node yields at once, as MPI libraries do when they
-  // see oversubscription.
-  for (int spin = oversubscribed_ ? 2048 : 0; spin < 2048; ++spin) {
-    if (arrived_all()) return;
+  // Members that call in step arrive within a few hundred nanoseconds, so
+  // a member spins first. But when the member it waits for is not running
+  // (more busy processes than CPUs: an oversubscribed node, other jobs,
+  // several simulated hosts on one machine), spinning holds the very core
+  // that member needs: with a fixed 2048 pauses (tens of microseconds) a
+  // meeting of 4 units on 2 CPUs cost ~50 us. So the spin adapts: a wait
+  // in which yielding handed the CPU to another process halves it (a
+  // member that is merely busy, e.g. copying a large round, does not), 64
+  // meetings in a row that ended within the spin double it again; a node
+  // with more of the job's units than CPUs starts at the bottom.
+  for (int spin = 0; spin < spin_; ++spin) {
+    if (arrived_all()) {
+      if (++in_step_ >= 64 && spin_ < kMaxSpin) {
+        spin_ *= 2;
+        in_step_ = 0;
+      }
+      return;
+    }
     __builtin_ia32_pause();
   }
+  if (arrived_all()) return;
+  in_step_ = 0;
   // A late member: give up the CPU (another unit may need this core), and
   // keep MPI progressing, since a member may first wait for its own RMA to
   // this unit, which some libraries complete only while the target is in MPI.
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
-  wait_patiently(
+  const bool gave_way = wait_patiently(
       call,
       [&] {
         if (arrived_all()) return true;
@@ -202,6 +223,7 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
         return false;
       },
       [&](double waited) { report_wait(g, parity, call, waited); });
+  if (gave_way) spin_ = std::max(kMinSpin, spin_ / 2);
 }
 
 void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited) const {

@@ -162,6 +162,11 @@ class NodeSync {
   dart_team_t team_id_ = 0;
   bool whole_team_ = true;
   bool oversubscribed_ = false;
+  // Pauses a waiting member spins before it yields (see wait_all).
+  static constexpr int kMinSpin = 16;
+  static constexpr int kMaxSpin = 2048;
+  int spin_ = kMaxSpin;
+  int in_step_ = 0;  // meetings in a row that ended within the spin
 };
 
 // The engine of `team` when its collectives meet through shared memory

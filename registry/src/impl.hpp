@@ -122,14 +122,14 @@ class Impl {
   std::vector<char> pending_;
   // Receive buffer of the exchange, kept between syncs up to kKeepRecv bytes.
   static constexpr std::uint64_t kKeepRecv = 64u << 20;
-  // The backlog applies at once when it would hold more than this.
+  // A sync's operations above this size are applied at once.
   static constexpr std::uint64_t kMaxBacklog = 256u << 20;
   std::unique_ptr<char, FreeBuffer> recv_;
   std::uint64_t recv_cap_ = 0;
   std::vector<Recorded> recorded_;
-  // Batches exchanged but not applied yet, oldest first (see sync()).
+  // The last sync's operations while they wait for a read (at most one
+  // batch: the next sync applies it first; see sync()).
   std::vector<Batch> backlog_;
-  std::uint64_t backlog_bytes_ = 0;
   bool subscribing_ = false;  // a subscribe is among the recorded operations
   std::map<SubId, Callback> callbacks_;
   bool in_sync_ = false;

@@ -235,6 +235,11 @@ Status Impl::sync() {
     log("sync", "called from a notification callback");
     return Status::busy;
   }
+  // What the last sync left waiting is applied first: at most one sync's
+  // operations wait at a time, and the exchange reuses their buffer. (Left
+  // to pile up, ten syncs of 10^5 objects made the gets on the result 5x
+  // slower: the store grew while 100 MB of buffers were live.)
+  settle();
   MPI_Comm comm = comm_.get();
   // Sizes first, so every rank knows every contribution (and the total) and
   // can size the receive buffer: MPI has no variable-size allgather that
@@ -308,11 +313,9 @@ Status Impl::sync() {
     // read, so a rank that publishes and goes on computing does not pay
     // for indexing it has not asked for yet. Applied now when this rank
     // has subscriptions (their notifications are delivered in this sync),
-    // when replicas are checked, or when the backlog would grow too big.
-    const bool eager = options_.check_replicas || !callbacks_.empty() || subscribing_ ||
-                       backlog_bytes_ + batch.cap > kMaxBacklog;
+    // when replicas are checked, or above 256 MiB.
+    const bool eager = options_.check_replicas || !callbacks_.empty() || subscribing_ || batch.cap > kMaxBacklog;
     if (eager) {
-      settle();
       try {
         apply(batch, events);
       } catch (const std::exception& e) {
@@ -322,7 +325,6 @@ Status Impl::sync() {
       }
       recycle(batch);
     } else {
-      backlog_bytes_ += batch.cap;
       backlog_.push_back(std::move(batch));
     }
   }
@@ -362,7 +364,6 @@ void Impl::recycle(Batch& batch) {
 void Impl::apply_backlog() {
   std::vector<Batch> batches;
   batches.swap(backlog_);
-  backlog_bytes_ = 0;
   // No notification can arise: a backlog exists only while this rank has
   // no subscription (sync applies at once otherwise).
   std::vector<Event> events;

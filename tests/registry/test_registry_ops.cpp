@@ -365,10 +365,11 @@ BOOST_AUTO_TEST_CASE(deferred_ticket_is_the_first_read) {
              boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(deferred_syncs_pile_up_in_order) {
+BOOST_AUTO_TEST_CASE(deferred_syncs_apply_in_order) {
   Registry reg = deferring_registry();
   const std::string r = std::to_string(rank());
-  // Three syncs and no read in between: create, overwrite, erase part.
+  // Three syncs and no read in between (each applies the last one's
+  // operations before its exchange): create, overwrite, erase part.
   std::vector<Ticket> first, second, third;
   for (int i = 0; i < 50; ++i)
     first.push_back(reg.put("universe", {"r" + r, "i" + std::to_string(i)}, std::string_view("one")));
@@ -381,7 +382,7 @@ BOOST_AUTO_TEST_CASE(deferred_syncs_pile_up_in_order) {
   for (int i = 0; i < 50; i += 5) third.push_back(reg.erase("universe", {"r" + r, "i" + std::to_string(i)}, kXand));
   Ticket into = reg.put("s" + r, {"x"}, std::string_view(r));
   sync(reg);
-  // The first read (here a segment list) applies all three, oldest first.
+  // The first read (here a segment list) applies the third.
   BOOST_TEST(reg.contains_segment("s" + std::to_string((rank() + 1) % nranks())));
   BOOST_TEST(segment.status() == Status::ok, RANK_MSG);
   BOOST_TEST(into.status() == Status::ok, RANK_MSG);

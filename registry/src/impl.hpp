@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,11 +72,11 @@ class Impl {
                                  std::uint16_t mode);
   Result<std::vector<std::string>> index(std::string_view segment);
 
-  // Applies the operations that earlier syncs exchanged but left for the
-  // first read: every read of the replica (get, index, digest, a ticket's
+  // Applies the operations the last sync exchanged but left for the first
+  // read: every read of the replica (get, index, digest, a ticket's
   // status) calls this first, so none can see the difference.
   void settle() {
-    if (!backlog_.empty()) apply_backlog();
+    if (backlog_) apply_backlog();
   }
 
   // Checks a token list and a mode for a searching call; returns the
@@ -112,11 +113,12 @@ class Impl {
 
   // Appends an operation (already encoded into pending_) to the local list.
   Ticket record(Callback callback = {});
-  // Applies a batch: every rank's operations, by rank, then issue order.
+  // Applies a batch (every rank's operations, by rank, then issue order),
+  // then keeps its buffer as the next exchange's receive buffer or frees it.
+  // An unreadable batch is fatal: the replicas can no longer be trusted.
   void apply(Batch& batch, std::vector<Event>& events);
+  void apply_ops(Batch& batch, std::vector<Event>& events);  // throws if unreadable
   void apply_backlog();
-  // Keeps a batch's buffer as the next exchange's receive buffer, or frees it.
-  void recycle(Batch& batch);
   void check_replicas();
 
   std::vector<char> pending_;
@@ -127,9 +129,9 @@ class Impl {
   std::unique_ptr<char, FreeBuffer> recv_;
   std::uint64_t recv_cap_ = 0;
   std::vector<Recorded> recorded_;
-  // The last sync's operations while they wait for a read (at most one
-  // batch: the next sync applies it first; see sync()).
-  std::vector<Batch> backlog_;
+  // The last sync's operations while they wait for a read (the next sync
+  // applies them first; see sync()).
+  std::optional<Batch> backlog_;
   bool subscribing_ = false;  // a subscribe is among the recorded operations
   std::map<SubId, Callback> callbacks_;
   bool in_sync_ = false;

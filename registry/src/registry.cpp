@@ -120,12 +120,11 @@ Impl::~Impl() {
   // learn their outcome now (apply the backlog if any is held).
   for (const Recorded& r : recorded_)
     if (r.outcome.use_count() > 1) r.outcome->registry = nullptr;
-  for (const Batch& b : backlog_) {
-    for (const Recorded& r : b.own) {
-      if (r.outcome.use_count() > 1) {
-        settle();
-        return;
-      }
+  if (!backlog_) return;
+  for (const Recorded& r : backlog_->own) {
+    if (r.outcome.use_count() > 1) {
+      settle();
+      return;
     }
   }
 }
@@ -316,16 +315,9 @@ Status Impl::sync() {
     // when replicas are checked, or above 256 MiB.
     const bool eager = options_.check_replicas || !callbacks_.empty() || subscribing_ || batch.cap > kMaxBacklog;
     if (eager) {
-      try {
-        apply(batch, events);
-      } catch (const std::exception& e) {
-        // Our own encoding came back unreadable: the replicas can no longer
-        // be trusted, and peers may already have diverged.
-        fatal(rank_, "sync", e.what());
-      }
-      recycle(batch);
+      apply(batch, events);
     } else {
-      backlog_.push_back(std::move(batch));
+      backlog_ = std::move(batch);
     }
   }
   pending_.clear();
@@ -353,7 +345,23 @@ Status Impl::sync() {
   return Status::ok;
 }
 
-void Impl::recycle(Batch& batch) {
+void Impl::apply_backlog() {
+  Batch batch = std::move(*backlog_);
+  backlog_.reset();
+  // No notification can arise: a backlog exists only while this rank has
+  // no subscription (sync applies at once otherwise).
+  std::vector<Event> events;
+  apply(batch, events);
+}
+
+void Impl::apply(Batch& batch, std::vector<Event>& events) {
+  try {
+    apply_ops(batch, events);
+  } catch (const std::exception& e) {
+    // Our own encoding came back unreadable: the replicas can no longer be
+    // trusted, and peers may already have diverged.
+    fatal(rank_, "sync", e.what());
+  }
   if (batch.cap <= kKeepRecv && batch.cap > recv_cap_) {
     recv_ = std::move(batch.buf);
     recv_cap_ = batch.cap;
@@ -361,23 +369,7 @@ void Impl::recycle(Batch& batch) {
   batch.buf.reset();
 }
 
-void Impl::apply_backlog() {
-  std::vector<Batch> batches;
-  batches.swap(backlog_);
-  // No notification can arise: a backlog exists only while this rank has
-  // no subscription (sync applies at once otherwise).
-  std::vector<Event> events;
-  for (Batch& b : batches) {
-    try {
-      apply(b, events);
-    } catch (const std::exception& e) {
-      fatal(rank_, "sync", e.what());
-    }
-    recycle(b);
-  }
-}
-
-void Impl::apply(Batch& batch, std::vector<Event>& events) {
+void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   const char* all = batch.buf.get();
   const std::vector<std::uint64_t>& sizes = batch.sizes;
   const std::vector<std::uint64_t>& offsets = batch.offsets;

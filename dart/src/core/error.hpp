@@ -7,6 +7,8 @@
 // reason. Nothing ever propagates out of the C interface.
 #pragma once
 
+#include "core/activity.hpp"
+
 #include <dash/dart/if/dart_types.h>
 
 #include <mpi.h>
@@ -44,6 +46,7 @@ void log_call_error(const char* call, const char* reason) noexcept;
 
 template <class Body>
 dart_ret_t entry(const char* call, Body&& body) noexcept {
+  activity::Scope active;  // the progress thread holds off meanwhile
   try {
     body();
     return DART_OK;

@@ -1,6 +1,13 @@
 #include "core/progress.hpp"
 
+#include "core/activity.hpp"
+
 namespace dart {
+
+namespace activity {
+std::atomic<bool> tracked{false};
+std::atomic<int> inside{0};
+}  // namespace activity
 
 ProgressPoller::ProgressPoller(MPI_Comm comm, bool probe_only) noexcept : comm_(comm) {
 #if defined(MPICH_VERSION)
@@ -26,6 +33,7 @@ void ProgressPoller::poll() noexcept {
 
 ProgressThread::ProgressThread(MPI_Comm comm, std::chrono::microseconds interval)
     : comm_(comm), interval_(interval) {
+  activity::tracked.store(true, std::memory_order_relaxed);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -36,6 +44,7 @@ ProgressThread::~ProgressThread() {
   }
   wake_.notify_one();
   thread_.join();
+  activity::tracked.store(false, std::memory_order_relaxed);
 }
 
 void ProgressThread::run() {
@@ -43,7 +52,8 @@ void ProgressThread::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
-    poller.poll();
+    // A unit inside a DART call drives MPI itself (core/activity.hpp).
+    if (activity::idle()) poller.poll();
     lock.lock();
   }
 }

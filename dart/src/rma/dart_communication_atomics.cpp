@@ -170,7 +170,10 @@ class EmulationLock {
     for (unsigned spins = 0;; ++spins) {
       if (swap(free_value, mine) == free_value) return;
       // Backs off so the holder (possibly another thread of this unit, or
-      // the progress thread serving it) gets the CPU.
+      // the progress thread serving it) gets the CPU. Meanwhile this unit
+      // is not in MPI, so its progress thread polls (core/activity.hpp):
+      // the holder may wait for RMA to this unit.
+      activity::Pause pause;
       if (spins > 16) std::this_thread::sleep_for(std::chrono::microseconds(spins > 256 ? 50 : 1));
       else std::this_thread::yield();
     }

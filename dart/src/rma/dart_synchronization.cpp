@@ -79,12 +79,16 @@ void write(const dart_lock_struct& l, int unit, std::uint64_t offset, Word value
 
 // Polls `offset` of this unit until it satisfies `done`. Reading through the
 // accumulate path (an MPI call when that is the path) keeps the MPI library
-// progressing while we wait.
+// progressing while we wait. When the read is a CPU load instead, nothing
+// here calls MPI, so the progress thread polls meanwhile (a Pause,
+// core/activity.hpp): the unit that hands the lock on writes this word by
+// RMA, which some libraries complete only while this unit is in MPI.
 template <class Pred>
 Word spin(const dart_lock_struct& l, std::uint64_t offset, Pred done) {
   for (;;) {
     const Word v = read(l, l.me, offset);
     if (done(v)) return v;
+    activity::Pause pause;
     std::this_thread::yield();
   }
 }

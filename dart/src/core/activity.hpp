@@ -18,7 +18,8 @@
 // bypass entry() (direct load/store transfers and flushes) never wait. A
 // call that waits without calling MPI (it sleeps between attempts) marks
 // that stretch with a Pause, during which the thread polls again: the unit
-// may be the target that the operations it waits for need.
+// may be the target that the operations it waits for need. A stretch left
+// unmarked still gets a poll every few milliseconds (ProgressThread::run).
 // Counting costs two atomic additions per call, paid only while a progress
 // thread runs.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include "core/activity.hpp"
 
+#include <algorithm>
+
 namespace dart {
 
 namespace activity {
@@ -49,11 +51,20 @@ ProgressThread::~ProgressThread() {
 
 void ProgressThread::run() {
   ProgressPoller poller(comm_);
+  // A unit inside a DART call usually drives MPI itself (core/activity.hpp),
+  // so the thread holds off then, but never for longer than kLongestHold: a
+  // call may also wait where nothing marks it (a thread of the unit blocked
+  // on another's lock, say), and then these polls are all the progress the
+  // unit's memory gets.
+  constexpr std::chrono::microseconds kLongestHold{5000};
+  const long max_skipped = std::max<long>(1, static_cast<long>(kLongestHold / interval_));
+  long skipped = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
+    if (!activity::idle() && ++skipped < max_skipped) continue;
+    skipped = 0;
     lock.unlock();
-    // A unit inside a DART call drives MPI itself (core/activity.hpp).
-    if (activity::idle()) poller.poll();
+    poller.poll();
     lock.lock();
   }
 }

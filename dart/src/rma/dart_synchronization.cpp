@@ -212,7 +212,12 @@ dart_ret_t dart_lock_acquire(dart_lock_t lock) {
   return entry("dart_lock_acquire", [&] {
     dart_lock_struct& l = live_lock(lock);
     if (l.owner.load() == std::this_thread::get_id()) invalid("the calling thread already holds this lock");
-    l.local.lock();
+    {
+      // Another thread of this unit may hold the lock and wait for RMA to
+      // this unit; blocked here, this thread does not call MPI.
+      activity::Pause pause;
+      l.local.lock();
+    }
     try {
       enqueue_and_wait(l);
     } catch (...) {

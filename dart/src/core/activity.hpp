@@ -34,38 +34,30 @@ extern std::atomic<bool> tracked;
 // Calls into DART under way, on any thread of this process.
 extern std::atomic<int> inside;
 
-class Scope {
+// Adds `Delta` to the count for its lifetime, if a progress thread ran
+// when it began (so it never takes back what it did not add).
+template <int Delta>
+class Counted {
  public:
-  Scope() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
-    if (counted_) inside.fetch_add(1, std::memory_order_relaxed);
+  Counted() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
+    if (counted_) inside.fetch_add(Delta, std::memory_order_relaxed);
   }
-  ~Scope() {
-    if (counted_) inside.fetch_sub(1, std::memory_order_relaxed);
+  ~Counted() {
+    if (counted_) inside.fetch_sub(Delta, std::memory_order_relaxed);
   }
-  Scope(const Scope&) = delete;
-  Scope& operator=(const Scope&) = delete;
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
 
  private:
   bool counted_;
 };
 
+// A call into DART under way.
+using Scope = Counted<1>;
 // Inside a counted call: a stretch in which this thread waits without
 // calling MPI. (A Pause inside a call that started before the thread did
 // takes the count below zero for its length, which reads as idle too.)
-class Pause {
- public:
-  Pause() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
-    if (counted_) inside.fetch_sub(1, std::memory_order_relaxed);
-  }
-  ~Pause() {
-    if (counted_) inside.fetch_add(1, std::memory_order_relaxed);
-  }
-  Pause(const Pause&) = delete;
-  Pause& operator=(const Pause&) = delete;
-
- private:
-  bool counted_;
-};
+using Pause = Counted<-1>;
 
 // True while no call into DART drives MPI (a poll from the progress thread
 // then has no one to compete with, and may be all the progress there is).

@@ -361,6 +361,7 @@ void allreduce_packet(Team& team, Packet& pk) {
   const PacketMpi& m = packet_mpi();
   NodeSync* hs = node_step_sync(team);
   if (!hs) {
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allreduce(MPI_IN_PLACE, pk.w, 1, m.type, m.op, team.comm()), "MPI_Allreduce");
     return;
   }
@@ -376,6 +377,7 @@ void allreduce_packet(Team& team, Packet& pk) {
       int one = 1;
       combine_packets(other, node, &one, nullptr);
     }
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allreduce(MPI_IN_PLACE, node, 1, m.type, m.op, hs->leaders()), "MPI_Allreduce");
     std::memcpy(hs->out(kBytes), node, kBytes);
   }
@@ -411,6 +413,7 @@ void agree(Team& team, bool agreeing, Packet& pk, Prepare&& prepare) {
 
 void bcast_pieces(MPI_Comm comm, void* buf, std::size_t nelem, const Elem& e, int root) {
   for_each_piece(nelem, piece_limit(e, 1), [&](std::size_t first, int n) {
+    activity::InMpi in_mpi;
     mpi_check(MPI_Bcast(at(buf, first, e), n, e.type, root, comm), "MPI_Bcast");
   });
 }
@@ -429,6 +432,7 @@ void scatter_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size
   const bool at_root = team.myid() == r;
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece src = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    activity::InMpi in_mpi;
     mpi_check(MPI_Scatter(at(sendbuf, first, e), src.count, src.type, in_place ? MPI_IN_PLACE : at(recvbuf, first, e),
                           n, e.type, r, team.comm()),
               "MPI_Scatter");
@@ -440,6 +444,7 @@ void gather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_
   const bool at_root = team.myid() == r;
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = at_root ? block_piece(e, nelem, n) : plain_piece(e, n);
+    activity::InMpi in_mpi;
     mpi_check(MPI_Gather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e), dst.count,
                          dst.type, r, team.comm()),
               "MPI_Gather");
@@ -450,6 +455,7 @@ void allgather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::si
                    bool in_place) {
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = block_piece(e, nelem, n);
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
                             dst.count, dst.type, team.comm()),
               "MPI_Allgather");
@@ -460,6 +466,7 @@ void alltoall_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::siz
                   bool in_place) {
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece blk = block_piece(e, nelem, n);
+    activity::InMpi in_mpi;
     mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
                            blk.count, blk.type, team.comm()),
               "MPI_Alltoall");
@@ -491,6 +498,7 @@ void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem
       counts[i] = static_cast<int>(nrecvelem[i]);
       displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
     }
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
                              displs.data(), e.type, team.comm()),
               "MPI_Allgatherv");
@@ -1200,6 +1208,7 @@ void mpi_reduce_pieces(MPI_Comm comm, const void* sendbuf, void* result, bool in
   const UserOpScope scope(red.user.fn ? &red.user : nullptr);
   for_each_piece(red.count, piece_limit(e, 1), [&](std::size_t first, int n) {
     const void* src = in_place ? MPI_IN_PLACE : at(sendbuf, first, e);
+    activity::InMpi in_mpi;
     if (root < 0) mpi_check(MPI_Allreduce(src, at(result, first, e), n, e.type, red.op, comm), "MPI_Allreduce");
     else mpi_check(MPI_Reduce(src, at(result, first, e), n, e.type, red.op, root, comm), "MPI_Reduce");
   });
@@ -1329,6 +1338,7 @@ dart_ret_t dart_barrier(dart_team_t team) {
       Packet pk;
       agree(t, true, pk, [&] { pk.fingerprint(Kind::Barrier, -1, false, 0, 0, 0); });
     } else {
+      activity::InMpi in_mpi;
       mpi_check(MPI_Barrier(t.comm()), "MPI_Barrier");
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -75,6 +75,7 @@ extern "C" {
 dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
   return entry("dart_send", [&] {
     const Message m = message(sendbuf, nelem, dtype, tag, unit, "sendbuf");
+    activity::InMpi in_mpi;
     mpi_check(MPI_Send(sendbuf, m.count, m.elem.type, m.peer, m.tag, message_comm()), "MPI_Send");
   });
 }
@@ -82,6 +83,7 @@ dart_ret_t dart_send(const void* sendbuf, size_t nelem, dart_datatype_t dtype, i
 dart_ret_t dart_recv(void* recvbuf, size_t nelem, dart_datatype_t dtype, int tag, dart_global_unit_t unit) {
   return entry("dart_recv", [&] {
     const Message m = message(recvbuf, nelem, dtype, tag, unit, "recvbuf");
+    activity::InMpi in_mpi;
     check_receive(MPI_Recv(recvbuf, m.count, m.elem.type, m.peer, m.tag, message_comm(), MPI_STATUS_IGNORE),
                   "MPI_Recv");
   });
@@ -93,6 +95,7 @@ dart_ret_t dart_sendrecv(const void* sendbuf, size_t send_nelem, dart_datatype_t
   return entry("dart_sendrecv", [&] {
     const Message out = message(sendbuf, send_nelem, send_dtype, send_tag, dest, "sendbuf");
     const Message in = message(recvbuf, recv_nelem, recv_dtype, recv_tag, src, "recvbuf");
+    activity::InMpi in_mpi;
     check_receive(MPI_Sendrecv(sendbuf, out.count, out.elem.type, out.peer, out.tag, recvbuf, in.count, in.elem.type,
                                in.peer, in.tag, message_comm(), MPI_STATUS_IGNORE),
                   "MPI_Sendrecv");

@@ -67,6 +67,7 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
   }
   parts_[static_cast<std::size_t>(me_)] = mine_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  activity::InMpi in_mpi;
   mpi_check(MPI_Barrier(comm), "MPI_Barrier");
 }
 
@@ -210,6 +211,7 @@ NodeSync* node_step_sync(Team& team) {
 void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n) {
   NodeSync* ns = node_sync(team);
   if (!ns) {
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allreduce(in, out, n, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
     return;
   }

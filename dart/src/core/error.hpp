@@ -46,7 +46,6 @@ void log_call_error(const char* call, const char* reason) noexcept;
 
 template <class Body>
 dart_ret_t entry(const char* call, Body&& body) noexcept {
-  activity::Scope active;  // the progress thread holds off meanwhile
   try {
     body();
     return DART_OK;

@@ -126,19 +126,31 @@ void Window::reset() noexcept {
   win_ = MPI_WIN_NULL;
 }
 
+void flush(int rank, MPI_Win win) {
+  activity::InMpi in_mpi;
+  mpi_check(MPI_Win_flush(rank, win), "MPI_Win_flush");
+}
+
+void flush_all(MPI_Win win) {
+  activity::InMpi in_mpi;
+  mpi_check(MPI_Win_flush_all(win), "MPI_Win_flush_all");
+}
+
 void flush_local(int rank, MPI_Win win) {
 #ifdef OPEN_MPI
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_flush_local(rank, win), "MPI_Win_flush_local");
 #else
-  mpi_check(MPI_Win_flush(rank, win), "MPI_Win_flush");
+  flush(rank, win);
 #endif
 }
 
 void flush_local_all(MPI_Win win) {
 #ifdef OPEN_MPI
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_flush_local_all(win), "MPI_Win_flush_local_all");
 #else
-  mpi_check(MPI_Win_flush_all(win), "MPI_Win_flush_all");
+  flush_all(win);
 #endif
 }
 

@@ -195,4 +195,9 @@ class Window {
 void flush_local(int rank, MPI_Win win);
 void flush_local_all(MPI_Win win);
 
+// Remote completion: MPI_Win_flush(_all). These four mark their flush as a
+// blocking MPI call for the progress thread (core/activity.hpp).
+void flush(int rank, MPI_Win win);
+void flush_all(MPI_Win win);
+
 }  // namespace dart::mpi

@@ -2,13 +2,11 @@
 
 #include "core/activity.hpp"
 
-#include <algorithm>
-
 namespace dart {
 
 namespace activity {
 std::atomic<bool> tracked{false};
-std::atomic<int> inside{0};
+std::atomic<int> in_mpi{0};
 }  // namespace activity
 
 ProgressPoller::ProgressPoller(MPI_Comm comm, bool probe_only) noexcept : comm_(comm) {
@@ -51,18 +49,12 @@ ProgressThread::~ProgressThread() {
 
 void ProgressThread::run() {
   ProgressPoller poller(comm_);
-  // A unit inside a DART call usually drives MPI itself (core/activity.hpp),
-  // so the thread holds off then, but never for longer than kLongestHold: a
-  // call may also wait where nothing marks it (a thread of the unit blocked
-  // on another's lock, say), and then these polls are all the progress the
-  // unit's memory gets.
-  constexpr std::chrono::microseconds kLongestHold{5000};
-  const long max_skipped = std::max<long>(1, static_cast<long>(kLongestHold / interval_));
-  long skipped = 0;
+  // While a thread of the unit waits inside a blocking MPI call, that call
+  // drives the progress engine and a poll here only competes for its lock
+  // (core/activity.hpp).
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
-    if (!activity::idle() && ++skipped < max_skipped) continue;
-    skipped = 0;
+    if (!activity::idle()) continue;
     lock.unlock();
     poller.poll();
     lock.lock();

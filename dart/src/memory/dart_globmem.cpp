@@ -238,6 +238,7 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
   const std::int64_t triple[3] = {static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(disp),
                                   attach_error.empty() ? 0 : 1};
   std::vector<std::int64_t> all(3 * n);
+  activity::InMpi in_mpi;
   const int rc = MPI_Allgather(triple, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, team.comm());
   bool attached_everywhere = rc == MPI_SUCCESS;
   for (std::size_t u = 0; attached_everywhere && u < n; ++u) attached_everywhere = all[3 * u + 2] == 0;

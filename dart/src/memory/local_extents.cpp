@@ -242,7 +242,7 @@ std::pair<std::uint64_t, std::size_t> Extents::read_directory(int unit, int n) {
     entry[0] = __atomic_load_n(&dir[0], __ATOMIC_RELAXED);
   } else {
     mpi_check(MPI_Get(entry, 2, MPI_UINT64_T, t.rank, t.disp, 2, MPI_UINT64_T, t.win), "MPI_Get");
-    mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    mpi::flush(t.rank, t.win);
   }
   return {entry[0], static_cast<std::size_t>(entry[1])};
 }

@@ -170,10 +170,7 @@ class EmulationLock {
     for (unsigned spins = 0;; ++spins) {
       if (swap(free_value, mine) == free_value) return;
       // Backs off so the holder (possibly another thread of this unit, or
-      // the progress thread serving it) gets the CPU. Meanwhile this unit
-      // is not in MPI, so its progress thread polls (core/activity.hpp):
-      // the holder may wait for RMA to this unit.
-      activity::Pause pause;
+      // the progress thread serving it) gets the CPU.
       if (spins > 16) std::this_thread::sleep_for(std::chrono::microseconds(spins > 256 ? 50 : 1));
       else std::this_thread::yield();
     }
@@ -194,7 +191,7 @@ class EmulationLock {
   long long swap(long long expected, long long desired) {
     long long old = 0;
     compare_and_swap(word_, &desired, &expected, &old, DART_TYPE_LONGLONG);
-    if (!cpu_atomics(word_, DART_TYPE_LONGLONG)) mpi_check(MPI_Win_flush(word_.rank, word_.win), "MPI_Win_flush");
+    if (!cpu_atomics(word_, DART_TYPE_LONGLONG)) mpi::flush(word_.rank, word_.win);
     return old;
   }
   Target word_;
@@ -214,7 +211,7 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
         MPI_Get(current.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
         "MPI_Get");
   }
-  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  mpi::flush(t.rank, t.win);
   if (!update(current.data(), next.data())) return;
   for (std::size_t done = 0; done < bytes; done += kStep) {
     const int n = static_cast<int>(std::min(kStep, bytes - done));
@@ -222,7 +219,7 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
         MPI_Put(next.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
         "MPI_Put");
   }
-  mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  mpi::flush(t.rank, t.win);
 }
 
 // next[i] = current[i] op values[i] for nelem elements of dtype.

@@ -131,7 +131,7 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
     done += static_cast<std::size_t>(piece);
   }
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    if (dir == Dir::Put) mpi::flush(t.rank, t.win);
     else mpi::flush_local(t.rank, t.win);
   }
 }
@@ -282,13 +282,14 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   } catch (...) {
     if (h) {
       // Requests already started must finish before the handle goes away.
+      activity::InMpi in_mpi;
       MPI_Waitall(static_cast<int>(h->requests.size()), h->requests.data(), MPI_STATUSES_IGNORE);
       release_handle(&h);
     }
     throw;
   }
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+    if (dir == Dir::Put) mpi::flush(t.rank, t.win);
     else mpi::flush_local(t.rank, t.win);
   }
   return h;
@@ -309,13 +310,14 @@ bool complete(dart_handle_t* hp, bool remote, bool block) {
   }
   const int n = static_cast<int>(h->requests.size());
   if (block) {
+    activity::InMpi in_mpi;
     mpi_check(MPI_Waitall(n, h->requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   } else {
     int flag = 0;
     mpi_check(MPI_Testall(n, h->requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (!flag) return false;
   }
-  if (remote && h->put) mpi_check(MPI_Win_flush(h->rank, h->win), "MPI_Win_flush");
+  if (remote && h->put) mpi::flush(h->rank, h->win);
   release_handle(hp);
   return true;
 }
@@ -420,8 +422,8 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   stats::add(needed ? stats::MpiFlush : stats::SkippedFlush);
   if (!needed) return;
   switch (kind) {
-    case FlushKind::One: mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush"); break;
-    case FlushKind::All: mpi_check(MPI_Win_flush_all(t.win), "MPI_Win_flush_all"); break;
+    case FlushKind::One: mpi::flush(t.rank, t.win); break;
+    case FlushKind::All: mpi::flush_all(t.win); break;
     case FlushKind::LocalOne: mpi::flush_local(t.rank, t.win); break;
     case FlushKind::LocalAll: mpi::flush_local_all(t.win); break;
   }

@@ -158,6 +158,7 @@ class Stream {
   // Flushes every pending pair whose window still exists, then forgets
   // them and recycles the stage. Under the lock if shared.
   void complete() {
+    activity::InMpi in_mpi;  // blocking MPI calls (core/activity.hpp)
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       const Pending& p = pending_[i];
       if (!still_valid(p)) continue;

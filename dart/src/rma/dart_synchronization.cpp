@@ -50,7 +50,7 @@ dart_gptr_t word(const dart_lock_struct& l, int unit, std::uint64_t offset) {
 
 // Completes an operation issued on the MPI path (CPU atomics complete at once).
 void complete(const Target& t) {
-  if (!cpu_atomics(t, DART_TYPE_LONGLONG)) mpi_check(MPI_Win_flush(t.rank, t.win), "MPI_Win_flush");
+  if (!cpu_atomics(t, DART_TYPE_LONGLONG)) mpi::flush(t.rank, t.win);
 }
 
 Word fetch_op(const dart_lock_struct& l, int unit, std::uint64_t offset, dart_operation_t op, Word value) {
@@ -80,15 +80,13 @@ void write(const dart_lock_struct& l, int unit, std::uint64_t offset, Word value
 // Polls `offset` of this unit until it satisfies `done`. Reading through the
 // accumulate path (an MPI call when that is the path) keeps the MPI library
 // progressing while we wait. When the read is a CPU load instead, nothing
-// here calls MPI, so the progress thread polls meanwhile (a Pause,
-// core/activity.hpp): the unit that hands the lock on writes this word by
-// RMA, which some libraries complete only while this unit is in MPI.
+// here calls MPI, and the progress thread serves the unit that hands the
+// lock on, which writes this word by RMA (core/activity.hpp).
 template <class Pred>
 Word spin(const dart_lock_struct& l, std::uint64_t offset, Pred done) {
   for (;;) {
     const Word v = read(l, l.me, offset);
     if (done(v)) return v;
-    activity::Pause pause;
     std::this_thread::yield();
   }
 }
@@ -178,6 +176,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t* lock) {
       if (l->me == 0) write(*l, 0, kTail, kNone);
       write(*l, l->me, kNext, kNone);
       write(*l, l->me, kLocked, 0);
+      activity::InMpi in_mpi;
       mpi_check(MPI_Barrier(team.comm()), "MPI_Barrier");  // every node initialised before use
     } catch (...) {
       (void)dart_team_memfree(l->words);
@@ -201,6 +200,7 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t* lock) {
     } keep{owned};
     (void)rt();
     if (Team* team = lock_team(*owned)) {
+      activity::InMpi in_mpi;
       mpi_check(MPI_Barrier(team->comm()), "MPI_Barrier");  // nobody still uses the words
       const dart_ret_t rc = dart_team_memfree(owned->words);
       if (rc != DART_OK) fail(rc, "freeing the lock's global memory failed");
@@ -212,12 +212,7 @@ dart_ret_t dart_lock_acquire(dart_lock_t lock) {
   return entry("dart_lock_acquire", [&] {
     dart_lock_struct& l = live_lock(lock);
     if (l.owner.load() == std::this_thread::get_id()) invalid("the calling thread already holds this lock");
-    {
-      // Another thread of this unit may hold the lock and wait for RMA to
-      // this unit; blocked here, this thread does not call MPI.
-      activity::Pause pause;
-      l.local.lock();
-    }
+    l.local.lock();
     try {
       enqueue_and_wait(l);
     } catch (...) {

@@ -80,6 +80,7 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
   for (dart_team_t id : ids_in_use)
     if (static_cast<std::size_t>(id) < 64 * kFirstIdWords)
       words[kHead + static_cast<std::size_t>(id) / 64] |= 1ull << (id % 64);
+  activity::InMpi in_mpi;
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, words, static_cast<int>(kHead + kFirstIdWords), MPI_UINT64_T, MPI_BOR,
                           parent.comm()),
             "MPI_Allreduce");
@@ -98,6 +99,7 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
     for (dart_team_t t : ids_in_use)
       if (static_cast<std::size_t>(t) >= 64 * kFirstIdWords)
         rest[static_cast<std::size_t>(t) / 64 - kFirstIdWords] |= 1ull << (t % 64);
+    activity::InMpi in_mpi;
     mpi_check(
         MPI_Allreduce(MPI_IN_PLACE, rest.data(), static_cast<int>(rest.size()), MPI_UINT64_T, MPI_BOR, parent.comm()),
         "MPI_Allreduce");

@@ -243,7 +243,7 @@ mpi::Window& Team::attach(int w, char* addr, std::size_t bytes) {
 void Team::detach(int w, char* addr) {
   DynamicWindow& d = *dynamic_[static_cast<std::size_t>(w)];
   // Complete what this unit issued before the memory leaves the window.
-  if (d.win.take_issued_all()) mpi_check(MPI_Win_flush_all(d.win.get()), "MPI_Win_flush_all");
+  if (d.win.take_issued_all()) mpi::flush_all(d.win.get());
   mpi_check(MPI_Win_detach(d.win.get(), addr), "MPI_Win_detach");
   d.attached.erase(reinterpret_cast<std::uintptr_t>(addr));
 }
@@ -266,6 +266,7 @@ void Team::reclaim_registrations(int lo, int hi) {
     const auto b = static_cast<std::size_t>(it->first - lo);
     mine[b / 64] |= std::uint64_t{1} << (b % 64);
   }
+  activity::InMpi in_mpi;
   mpi_check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UINT64_T, MPI_BAND, comm()),
             "MPI_Allreduce");
   for (std::size_t b = 0; b < bits; ++b) {
@@ -357,6 +358,7 @@ void Team::require_backing(std::size_t bytes_per_unit) {
   const bool fits =
       !__builtin_mul_overflow(std::uint64_t{bytes_per_unit}, std::uint64_t(node_size_), &need) && need <= available;
   int mine = fits ? 1 : 0, all = 0;
+  activity::InMpi in_mpi;
   mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm()), "MPI_Allreduce");
   if (all) return;
   if (fits)
@@ -457,6 +459,7 @@ std::unique_ptr<Chunk> Team::make_chunk(std::size_t bytes) {
     const auto pad = static_cast<long long>(chunk->my_base - static_cast<char*>(base));
     const long long mine[2] = {pad, -pad};
     long long range[2] = {0, 0};
+    activity::InMpi in_mpi;
     mpi_check(MPI_Allreduce(mine, range, 2, MPI_LONG_LONG, MPI_MAX, comm()), "MPI_Allreduce");
     if (range[0] == -range[1]) {
       chunk->team_disp = PerUnit<std::size_t>(static_cast<std::size_t>(pad));

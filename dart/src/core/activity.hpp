@@ -38,6 +38,7 @@
 #pragma once
 
 #include <atomic>
+#include <thread>
 
 namespace dart::activity {
 
@@ -55,7 +56,12 @@ class InMpi {
   InMpi() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
     if (!counted_) return;
     in_mpi.fetch_add(1, std::memory_order_seq_cst);
-    while (polling.load(std::memory_order_seq_cst)) __builtin_ia32_pause();
+    // A poll takes microseconds, unless the thread lost its CPU in the
+    // middle of one: then spinning only keeps the CPU from it.
+    for (int spins = 0; polling.load(std::memory_order_seq_cst); ++spins) {
+      if (spins < 64) __builtin_ia32_pause();
+      else std::this_thread::yield();
+    }
   }
   ~InMpi() {
     if (counted_) in_mpi.fetch_sub(1, std::memory_order_release);

@@ -143,7 +143,7 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
   auto next_report = start + period;
   for (unsigned long k = 0;; ++k) {
     if (arrived_all()) return;
-    poller.poll();
+    poller.drive();
     std::this_thread::yield();
     if ((k & 63) != 0 || !timed) continue;
     const auto now = Clock::now();

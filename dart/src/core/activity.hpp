@@ -1,54 +1,70 @@
-// Whether a thread of this process is inside a blocking MPI call, for the
-// progress thread (core/progress.hpp).
+// Keeps DART's progress thread (core/progress.hpp) from calling MPI at the
+// same time as another thread of its process calls MPI for DART.
 //
-// The thread exists for a unit that computes without calling MPI. While one
-// of the unit's threads waits inside a blocking MPI call (MPI_Waitall,
-// MPI_Win_flush, a collective), that call drives the library's progress
-// engine itself, for every communicator and window, in Open MPI and MPICH
-// alike. A poll from the thread then does nothing useful and costs much:
-// under MPI_THREAD_MULTIPLE the two threads share the engine and its lock
-// (UCX's worker spinlock under Open MPI's pml/osc ucx and MPICH's ch4:ucx),
-// and on a machine with more busy processes than cores a thread spinning for
-// a lock that the waiting call holds takes the CPU from the processes whose
-// progress that call waits for. Measured on the 3-host rig (6 units on 2
-// cores, UCX over TCP): dart_onesided hung in 2 of 4 runs with the thread
-// polling beside a unit's MPI_Waitall (UCX then reports endpoint timeouts),
-// and passed 4 of 4 with the thread off.
+// The thread exists for a unit that computes without calling MPI. Two
+// measured reasons keep it out while another thread of the unit is in MPI:
 //
-// So each blocking MPI call the runtime makes is marked with an InMpi for
-// its length, and the thread holds off while any is under way. Only the MPI
-// call is marked, never the DART call around it: a DART call that waits
-// without calling MPI (it sleeps between attempts, reads a word with a CPU
-// load, blocks on a mutex) may be waiting for RMA that this unit's memory
-// receives, and then the thread's polls are all the progress there is.
-// (Counting whole DART calls instead starved dart_locks across hosts: two
-// threads blocked on a lock's mutex kept the count up while the holder
-// waited for RMA to this unit.) An unmarked blocking call only costs the
-// contention above, never progress.
+// * Correctness. Open MPI 4.1's osc/ucx (UCX 1.13, TCP between hosts) can
+//   lose the completion of a request-based get when another thread drives
+//   progress while MPI_Rget is issued: a plain MPI program, 6 ranks on 3
+//   rig hosts each doing 2000 MPI_Rget + MPI_Waitall per round, hung in
+//   every one of 9 runs of 100 rounds with a thread calling MPI_Test every
+//   100 us (also when that thread held off during MPI_Waitall), and passed
+//   every run without the thread, or with the thread kept out of MPI_Rget
+//   and MPI_Waitall. DART's dart_onesided hung the same way on the rig
+//   (one unit in MPI_Waitall forever, every other unit polling).
+// * Cost. Both threads would share the library's progress engine and its
+//   lock (UCX's worker spinlock); on a machine with more busy processes
+//   than cores, a thread spinning for a lock that a waiting call holds
+//   takes the CPU from the processes that call waits for. A blocking call
+//   drives progress for every window and communicator anyway.
 //
-// Marking costs two atomic additions per marked call, paid only while a
-// progress thread runs.
+// So each MPI call the runtime makes while a unit's thread may run is
+// marked with an InMpi (the blocking ones for their whole length), and the
+// two sides exclude each other Dekker-style: the marker announces itself,
+// then waits for a poll already under way to finish; the thread announces
+// its poll, then polls only if no marker is announced. Only MPI calls are
+// marked, never the DART call around them: a DART call that waits without
+// calling MPI (it sleeps between attempts, reads a word with a CPU load,
+// blocks on a mutex) may wait for RMA that this unit's memory receives, and
+// then the thread's polls are all the progress there is. (Counting whole
+// DART calls instead starved dart_locks across hosts: threads blocked on a
+// lock's mutex kept the count up while the holder waited for RMA to this
+// unit.)
+//
+// A mark costs one locked addition, one load and one locked subtraction,
+// paid only while a progress thread runs; MPI calls made while none runs
+// are not counted.
 #pragma once
 
 #include <atomic>
+#include <thread>
 
 namespace dart::activity {
 
-// Set while a progress thread runs; calls made while it is clear are not
-// counted (and so never uncounted).
+// Set while a progress thread runs.
 extern std::atomic<bool> tracked;
-// Blocking MPI calls under way, on any thread of this process.
+// Marked MPI calls under way, on any thread of this process.
 extern std::atomic<int> in_mpi;
+// Set while the progress thread polls.
+extern std::atomic<bool> polling;
 
-// Marks a blocking MPI call for its lifetime, if a progress thread ran when
-// it began (so it never takes back what it did not add).
+// Marks an MPI call for its lifetime, if a progress thread ran when it
+// began (so it never takes back what it did not add).
 class InMpi {
  public:
   InMpi() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
-    if (counted_) in_mpi.fetch_add(1, std::memory_order_relaxed);
+    if (!counted_) return;
+    in_mpi.fetch_add(1, std::memory_order_seq_cst);
+    // A poll takes microseconds, unless the thread lost its CPU in the
+    // middle of one: then spinning only keeps the CPU from it.
+    for (int spins = 0; polling.load(std::memory_order_seq_cst); ++spins) {
+      if (spins < 64) __builtin_ia32_pause();
+      else std::this_thread::yield();
+    }
   }
   ~InMpi() {
-    if (counted_) in_mpi.fetch_sub(1, std::memory_order_relaxed);
+    if (counted_) in_mpi.fetch_sub(1, std::memory_order_release);
   }
   InMpi(const InMpi&) = delete;
   InMpi& operator=(const InMpi&) = delete;
@@ -57,9 +73,13 @@ class InMpi {
   bool counted_;
 };
 
-// True while no thread of this process drives MPI (a poll from the progress
-// thread then has no one to compete with, and may be all the progress there
-// is).
-inline bool idle() noexcept { return in_mpi.load(std::memory_order_relaxed) <= 0; }
+// For the progress thread: runs `poll` unless a marked MPI call is under
+// way (then the thread skips this turn).
+template <class Poll>
+void poll_unless_in_mpi(Poll&& poll) {
+  polling.store(true, std::memory_order_seq_cst);
+  if (in_mpi.load(std::memory_order_seq_cst) <= 0) poll();
+  polling.store(false, std::memory_order_release);
+}
 
 }  // namespace dart::activity

@@ -50,6 +50,7 @@ Window Window::open(MPI_Win w) {
 Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_allocate_shared(bytes, 1, info.get(), comm, base, &w), "MPI_Win_allocate_shared");
   return open(w);
 }
@@ -57,6 +58,7 @@ Window Window::allocate_shared(MPI_Aint bytes, MPI_Comm comm, void** base) {
 Window Window::allocate(MPI_Aint bytes, MPI_Comm comm, void** base) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_allocate(bytes, 1, info.get(), comm, base, &w), "MPI_Win_allocate");
   return open(w);
 }
@@ -64,6 +66,7 @@ Window Window::allocate(MPI_Aint bytes, MPI_Comm comm, void** base) {
 Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_create(base, bytes, 1, info.get(), comm, &w), "MPI_Win_create");
   return open(w);
 }
@@ -71,6 +74,7 @@ Window Window::create(void* base, MPI_Aint bytes, MPI_Comm comm) {
 Window Window::create_dynamic(MPI_Comm comm) {
   Info info = window_hints();
   MPI_Win w = MPI_WIN_NULL;
+  activity::InMpi in_mpi;
   mpi_check(MPI_Win_create_dynamic(info.get(), comm, &w), "MPI_Win_create_dynamic");
   return open(w);
 }
@@ -121,6 +125,7 @@ bool Window::take_issued_all() noexcept {
 
 void Window::reset() noexcept {
   if (win_ == MPI_WIN_NULL) return;
+  activity::InMpi in_mpi;
   MPI_Win_unlock_all(win_);
   MPI_Win_free(&win_);
   win_ = MPI_WIN_NULL;

@@ -7,6 +7,7 @@ namespace dart {
 namespace activity {
 std::atomic<bool> tracked{false};
 std::atomic<int> in_mpi{0};
+std::atomic<bool> polling{false};
 }  // namespace activity
 
 ProgressPoller::ProgressPoller(MPI_Comm comm, bool probe_only) noexcept : comm_(comm) {
@@ -23,6 +24,11 @@ ProgressPoller::~ProgressPoller() {
     MPI_Cancel(&pending_);
     MPI_Wait(&pending_, MPI_STATUS_IGNORE);
   }
+}
+
+void ProgressPoller::drive() noexcept {
+  activity::InMpi in_mpi;
+  poll();
 }
 
 void ProgressPoller::poll() noexcept {
@@ -49,14 +55,12 @@ ProgressThread::~ProgressThread() {
 
 void ProgressThread::run() {
   ProgressPoller poller(comm_);
-  // While a thread of the unit waits inside a blocking MPI call, that call
-  // drives the progress engine and a poll here only competes for its lock
+  // Never at the same time as another thread's MPI call for DART
   // (core/activity.hpp).
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
-    if (!activity::idle()) continue;
     lock.unlock();
-    poller.poll();
+    activity::poll_unless_in_mpi([&] { poller.poll(); });
     lock.lock();
   }
 }

@@ -40,7 +40,11 @@ class ProgressPoller {
   ProgressPoller(const ProgressPoller&) = delete;
   ProgressPoller& operator=(const ProgressPoller&) = delete;
   ~ProgressPoller();  // cancels the receive
+  // One turn, from the progress thread.
   void poll() noexcept;
+  // One turn, from a thread that waits for the unit: marked as an MPI call
+  // (core/activity.hpp), so the progress thread stays out meanwhile.
+  void drive() noexcept;
 
  private:
   MPI_Comm comm_;

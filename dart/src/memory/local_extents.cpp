@@ -241,6 +241,7 @@ std::pair<std::uint64_t, std::size_t> Extents::read_directory(int unit, int n) {
     entry[1] = __atomic_load_n(&dir[1], __ATOMIC_ACQUIRE);
     entry[0] = __atomic_load_n(&dir[0], __ATOMIC_RELAXED);
   } else {
+    activity::InMpi in_mpi;
     mpi_check(MPI_Get(entry, 2, MPI_UINT64_T, t.rank, t.disp, 2, MPI_UINT64_T, t.win), "MPI_Get");
     mpi::flush(t.rank, t.win);
   }

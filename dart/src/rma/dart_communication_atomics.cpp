@@ -204,6 +204,7 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
   stats::add(stats::EmulatedAtomic);
   EmulationLock lock(t);
   std::vector<char> current(bytes), next(bytes);
+  activity::InMpi in_mpi;
   constexpr std::size_t kStep = std::size_t(1) << 30;
   for (std::size_t done = 0; done < bytes; done += kStep) {
     const int n = static_cast<int>(std::min(kStep, bytes - done));

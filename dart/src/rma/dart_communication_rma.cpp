@@ -122,6 +122,7 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
   stats::add(stats::RmaBytes, bytes);
   char* p = static_cast<char*>(buf);
+  activity::InMpi in_mpi;
   for (std::size_t done = 0; done < bytes;) {
     const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
     const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(done);
@@ -258,6 +259,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
   stats::add(stats::RmaBytes, bytes);
   dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
+  activity::InMpi in_mpi;
   try {
     for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
       for (std::size_t done = 0; done < n;) {

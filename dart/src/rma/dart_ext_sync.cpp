@@ -175,7 +175,9 @@ bool check(const Region& r, Query& q) noexcept {
 // Makes RMA that completed at the caller visible to its loads (and, with
 // some libraries, lets it complete).
 void sync_window(const Region& r) {
-  if (r.win != MPI_WIN_NULL) mpi_check(MPI_Win_sync(r.win), "MPI_Win_sync");
+  if (r.win == MPI_WIN_NULL) return;
+  activity::InMpi in_mpi;
+  mpi_check(MPI_Win_sync(r.win), "MPI_Win_sync");
 }
 
 bool look(const Region& r, Query& q) {
@@ -207,7 +209,7 @@ void wait(const Region& r, Query& q) {
   // is inside MPI.
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
   for (unsigned long k = 0;; ++k) {
-    poller.poll();
+    poller.drive();
     sync_window(r);
     if (look(r, q)) break;
     if (k < 256) continue;  // a round trip through MPI first, without giving up the CPU
@@ -223,7 +225,7 @@ bool test(const Region& r, Query& q) {
   if (!look(r, q)) {
     // Nothing yet: give RMA that waits for the caller a chance to land.
     ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
-    poller.poll();
+    poller.drive();
     return false;
   }
   return true;

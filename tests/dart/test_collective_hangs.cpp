@@ -7,6 +7,8 @@
 // - a member that arrives late is named, with the call it last finished,
 //   by the members waiting longer than DART_COLLECTIVE_TIMEOUT, and the
 //   call still completes;
+// - a member late to a new team's first collective (where the team's
+//   window is made) is reported the same way, without a name;
 // - with DART_COLLECTIVE_TIMEOUT_ACTION=abort the job ends instead (a
 //   disabled case, run by its own CTest entry, which checks the line).
 // Skipped on the MPI path (DART_SHARED_MEMORY=0), where such a program
@@ -99,6 +101,40 @@ BOOST_AUTO_TEST_CASE(a_late_member_is_named_and_the_call_completes) {
                           "log: " << text);
     }
     REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
+  }
+  CHECK_OK(dart_exit());
+  ::unsetenv("DART_COLLECTIVE_TIMEOUT");
+}
+
+// A team's first collective sets up its shared-memory window (an MPI
+// call): a member late to it is reported too, though MPI cannot say which.
+BOOST_AUTO_TEST_CASE(a_member_late_to_a_new_teams_first_collective_is_reported) {
+  Units u;
+  ::setenv("DART_COLLECTIVE_TIMEOUT", "0.3", 1);
+  REQUIRE_OK(dart_init(nullptr, nullptr));
+  if (u.n >= 2 && node_path()) {
+    dart_group_t group = nullptr;
+    REQUIRE_OK(dart_team_get_group(DART_TEAM_ALL, &group));
+    dart_team_t team = DART_TEAM_NULL;
+    REQUIRE_OK(dart_team_create(DART_TEAM_ALL, group, &team));
+    REQUIRE_OK(dart_group_destroy(&group));
+    if (u.me == u.n - 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      REQUIRE_OK(dart_barrier(team));
+    } else {
+      StderrCapture cap;
+      const dart_ret_t rc = dart_barrier(team);
+      const std::string text = cap.finish();
+      BOOST_CHECK_EQUAL(rc, DART_OK);
+      BOOST_CHECK_MESSAGE(contains(text, "members of team " + std::to_string(team) + " to reach the team's first") &&
+                              contains(text, "some have not arrived"),
+                          "log: " << text);
+    }
+    // The team works, and later collectives wait in the window as usual.
+    long x = u.me + 1, sum = 0;
+    REQUIRE_OK(dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, team));
+    BOOST_CHECK_EQUAL(sum, static_cast<long>(u.n) * (u.n + 1) / 2);
+    REQUIRE_OK(dart_team_destroy(&team));
   }
   CHECK_OK(dart_exit());
   ::unsetenv("DART_COLLECTIVE_TIMEOUT");

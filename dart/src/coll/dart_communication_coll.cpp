@@ -601,9 +601,11 @@ struct BlockRounds {
   [[nodiscard]] std::size_t len(std::size_t k) const noexcept { return std::min(step, block - k * step); }
 };
 
-// Per-block pieces of `blocks` blocks in one slot of `slot` bytes.
+// Per-block pieces of `blocks` blocks in one slot of `slot` bytes. Blocks
+// that fit sit side by side, so small calls travel inline in the header's
+// cache lines (NodeSync::kInline).
 BlockRounds block_rounds(std::size_t block, std::size_t blocks, std::size_t slot) {
-  return BlockRounds{block, std::max<std::size_t>(1, slot / blocks)};
+  return BlockRounds{block, std::max<std::size_t>(1, std::min(block, slot / blocks))};
 }
 
 void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
@@ -612,12 +614,24 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
   const auto me = static_cast<std::size_t>(ns.me());
   int r = 0;
   bool at_root = false, in_place = false;
+  // A scatter that fits one meeting goes through the root's slot (small
+  // ones inline in its header). A larger one has the root write each
+  // member's piece into that member's own slot, which a scatter leaves
+  // unused: n times the room per meeting, so a quarter of the rounds on
+  // 4 units (each round is a trip through the scheduler on a busy node).
+  bool spread = false;
   BlockRounds br;
   const auto* src = static_cast<const char*>(sendbuf);
   auto fill = [&](std::size_t k) {
     const std::size_t c = br.len(k);
+    if (c == 0) return;
+    if (spread) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (i != me || !in_place) std::memcpy(ns.slot_of(static_cast<int>(i)), src + i * br.block + br.off(k), c);
+      return;
+    }
     unsigned char* out = ns.out(n * br.step);
-    for (std::size_t i = 0; i < n && c > 0; ++i) std::memcpy(out + i * br.step, src + i * br.block + br.off(k), c);
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(out + i * br.step, src + i * br.block + br.off(k), c);
   };
   meet(ns, Call::Scatter, [&](Fingerprint& fp) {
     r = root_of(team, root);
@@ -629,7 +643,8 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
     require_buf(recvbuf, nelem, block, "recvbuf");
     fp.w[0] = root_word(r);
     fp.w[1] = block;
-    br = block_rounds(block, n, ns.slot());
+    spread = total > ns.slot();
+    br = spread ? BlockRounds{block, ns.slot()} : block_rounds(block, n, ns.slot());
     if (at_root) fill(0);
   });
   for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
@@ -638,8 +653,9 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
       next_round(ns, Call::Scatter);
     }
     const std::size_t c = br.len(k);
-    if (!in_place && c > 0)
-      std::memcpy(static_cast<char*>(recvbuf) + br.off(k), ns.in(r, n * br.step) + me * br.step, c);
+    if (in_place || c == 0) continue;
+    const unsigned char* piece = spread ? ns.own_slot() : ns.in(r, n * br.step) + me * br.step;
+    std::memcpy(static_cast<char*>(recvbuf) + br.off(k), piece, c);
   }
 }
 
@@ -785,12 +801,21 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
                    dart_datatype_t dtype) {
   const auto n = static_cast<std::size_t>(ns.size());
   const auto me = static_cast<std::size_t>(ns.me());
+  // A member's own block never passes through its slot (it is copied
+  // straight across, or already in place), so a slot holds the n - 1
+  // pieces for the others: member j's piece for member i sits at
+  // i < j ? i : i - 1. On 2 units that halves both the staged copies and
+  // the rounds.
+  auto place = [](std::size_t i, std::size_t j) { return i < j ? i : i - 1; };
   BlockRounds br;
   const char* row = nullptr;
+  bool in_place = false;
   auto fill = [&](std::size_t k) {
     const std::size_t c = br.len(k);
-    unsigned char* out = ns.out(n * br.step);
-    for (std::size_t j = 0; j < n && c > 0; ++j) std::memcpy(out + j * br.step, row + j * br.block + br.off(k), c);
+    if (c == 0) return;
+    unsigned char* out = ns.out((n - 1) * br.step);
+    for (std::size_t i = 0; i < n; ++i)
+      if (i != me) std::memcpy(out + place(i, me) * br.step, row + i * br.block + br.off(k), c);
   };
   meet(ns, Call::Alltoall, [&](Fingerprint& fp) {
     const std::size_t block = checked_bytes(nelem, elem_bytes(dtype));
@@ -798,20 +823,25 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
     require_buf(recvbuf, nelem, total, "recvbuf");
     // In place, round k reads piece k of every block of recvbuf before
     // pieces k of the received blocks overwrite it.
-    row = (!sendbuf || sendbuf == recvbuf) ? static_cast<const char*>(recvbuf) : static_cast<const char*>(sendbuf);
+    in_place = !sendbuf || sendbuf == recvbuf;
+    row = in_place ? static_cast<const char*>(recvbuf) : static_cast<const char*>(sendbuf);
     fp.w[1] = block;
-    br = block_rounds(block, n, ns.slot());
+    br = block_rounds(block, n - 1, ns.slot());
     fill(0);
   });
   auto* dst = static_cast<char*>(recvbuf);
+  if (!in_place && br.block > 0) std::memcpy(dst + me * br.block, row + me * br.block, br.block);
   for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
     if (k > 0) {
       fill(k);
       next_round(ns, Call::Alltoall);
     }
     const std::size_t c = br.len(k);
-    for (std::size_t i = 0; i < n && c > 0; ++i)
-      std::memcpy(dst + i * br.block + br.off(k), ns.in(static_cast<int>(i), n * br.step) + me * br.step, c);
+    if (c == 0) continue;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != me)
+        std::memcpy(dst + j * br.block + br.off(k),
+                    ns.in(static_cast<int>(j), (n - 1) * br.step) + place(me, j) * br.step, c);
   }
 }
 

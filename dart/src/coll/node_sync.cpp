@@ -1,5 +1,6 @@
 #include "coll/node_sync.hpp"
 
+#include "core/activity.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
@@ -13,6 +14,8 @@
 #include <new>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 
 namespace dart::coll {
 
@@ -44,8 +47,74 @@ const char* call_name(Call c) noexcept {
   return "an unknown collective";
 }
 
-NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders)
-    : leaders_(std::move(leaders)), team_id_(team_id), whole_team_(whole_team) {
+namespace {
+
+// Waits until done() while yielding the CPU; after every
+// DART_COLLECTIVE_TIMEOUT period it calls report(seconds waited), and with
+// DART_COLLECTIVE_TIMEOUT_ACTION=abort it then aborts the job. Returns
+// whether a yield gave the CPU to another process (it took more than a few
+// microseconds): then this core has more work than it can run at once.
+template <class Done, class Report>
+bool wait_patiently(Call call, Done&& done, Report&& report) {
+  const Config& cfg = rt().config();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const bool timed = cfg.collective_timeout_s > 0;
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
+  auto next_report = start + period;
+  bool gave_way = false;
+  for (unsigned long k = 0;; ++k) {
+    if (done()) return gave_way;
+    const auto before = Clock::now();
+    std::this_thread::yield();
+    const auto now = Clock::now();
+    gave_way = gave_way || now - before > std::chrono::microseconds(5);
+    if ((k & 63) != 0 || !timed) continue;
+    if (now < next_report) continue;
+    report(std::chrono::duration<double>(now - start).count());
+    if (cfg.collective_timeout_abort) {
+      log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
+      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+    }
+    next_report = now + period;
+  }
+}
+
+// A team other than DART_TEAM_ALL makes its window at its first
+// collective, inside MPI, where a member that never comes would leave the
+// others waiting without a word. A non-blocking barrier first lets them
+// wait as in any other collective: yielding, and saying so after the
+// collective timeout (MPI does not tell which members are missing).
+void await_members(const Team& team) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  {
+    activity::InMpi in_mpi;
+    mpi_check(MPI_Ibarrier(team.comm(), &req), "MPI_Ibarrier");
+  }
+  (void)wait_patiently(
+      Call::NodeStep,
+      [&] {
+        int done = 0;
+        activity::InMpi in_mpi;
+        mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        return done != 0;
+      },
+      [&](double waited) {
+        log(LogLevel::Error, call_name(Call::NodeStep),
+            "waited %.0f s for the members of team %d to reach the team's first collective (which sets up its "
+            "shared-memory window); some have not arrived",
+            waited, static_cast<int>(team.id()));
+      });
+}
+
+}  // namespace
+
+NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed)
+    : leaders_(std::move(leaders)),
+      team_id_(team_id),
+      whole_team_(whole_team),
+      oversubscribed_(oversubscribed),
+      spin_(oversubscribed ? kMinSpin : kMaxSpin) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
   slot_ = std::clamp<std::size_t>((std::size_t(8) << 20) / (2 * static_cast<std::size_t>(n_)), std::size_t(16) << 10,
@@ -126,35 +195,41 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
       ++next;
     return next == n_;
   };
-  // Members that call in step arrive within a few hundred nanoseconds.
-  for (int spin = 0; spin < 2048; ++spin) {
-    if (arrived_all()) return;
+  // Members that call in step arrive within a few hundred nanoseconds, so
+  // a member spins first. But when the member it waits for is not running
+  // (more busy processes than CPUs: an oversubscribed node, other jobs,
+  // several simulated hosts on one machine), spinning holds the very core
+  // that member needs: with a fixed 2048 pauses (tens of microseconds) a
+  // meeting of 4 units on 2 CPUs cost ~50 us. So the spin adapts: a wait
+  // in which yielding handed the CPU to another process halves it (a
+  // member that is merely busy, e.g. copying a large round, does not), 64
+  // meetings in a row that ended within the spin double it again; a node
+  // with more of the job's units than CPUs starts at the bottom.
+  for (int spin = 0; spin < spin_; ++spin) {
+    if (arrived_all()) {
+      if (++in_step_ >= 64 && spin_ < kMaxSpin) {
+        spin_ *= 2;
+        in_step_ = 0;
+      }
+      return;
+    }
     __builtin_ia32_pause();
   }
+  if (arrived_all()) return;
+  in_step_ = 0;
   // A late member: give up the CPU (another unit may need this core), and
   // keep MPI progressing, since a member may first wait for its own RMA to
   // this unit, which some libraries complete only while the target is in MPI.
-  const Config& cfg = rt().config();
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const bool timed = cfg.collective_timeout_s > 0;
-  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
-  auto next_report = start + period;
-  for (unsigned long k = 0;; ++k) {
-    if (arrived_all()) return;
-    poller.drive();
-    std::this_thread::yield();
-    if ((k & 63) != 0 || !timed) continue;
-    const auto now = Clock::now();
-    if (now < next_report) continue;
-    report_wait(g, parity, call, std::chrono::duration<double>(now - start).count());
-    if (cfg.collective_timeout_abort) {
-      log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
-      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
-    }
-    next_report = now + period;
-  }
+  const bool gave_way = wait_patiently(
+      call,
+      [&] {
+        if (arrived_all()) return true;
+        poller.drive();
+        return false;
+      },
+      [&](double waited) { report_wait(g, parity, call, waited); });
+  if (gave_way) spin_ = std::max(kMinSpin, spin_ / 2);
 }
 
 void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited) const {
@@ -178,12 +253,23 @@ void NodeSync::report_wait(std::uint64_t g, int parity, Call call, double waited
 
 namespace {
 
+// Whether this node runs more of the job's units than it has CPUs online.
+// DART_TEAM_ALL knows the units of the node; its engine is made while the
+// runtime is being built, so it answers for itself.
+bool node_oversubscribed(const Team& team) {
+  const Team& world = team.id() == DART_TEAM_ALL ? team : rt().world();
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 && world.node_size() > cpus;
+}
+
 NodeSync* engine(Team& team) {
   auto& slot = team.node_sync_slot();
   if (slot) return slot.get();
   if (team.size() < 2 || !team.load_store()) return nullptr;
+  const bool over = node_oversubscribed(team);
+  if (team.id() != DART_TEAM_ALL) await_members(team);
   if (team.single_node()) {
-    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm()));
+    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), over));
     return slot.get();
   }
   int node_rank = 0;
@@ -192,7 +278,7 @@ NodeSync* engine(Team& team) {
   mpi_check(MPI_Comm_split(team.comm(), node_rank == 0 ? 0 : MPI_UNDEFINED, team.myid(), &leaders), "MPI_Comm_split");
   mpi::Comm owned(leaders);
   if (leaders != MPI_COMM_NULL) mpi_check(MPI_Comm_set_errhandler(leaders, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned)));
+  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), over));
   return slot.get();
 }
 

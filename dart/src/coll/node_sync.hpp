@@ -81,12 +81,17 @@ class NodeSync {
   // 32 KiB rounds 48, MPI 61), less on teams of more than 16 units on the
   // node, so a team's window stays at about 8 MiB: at least 16 KiB.
   [[nodiscard]] std::size_t slot() const noexcept { return slot_; }
+  // Whether the node runs more units than it has CPUs: then a meeting
+  // waits for units that are not running, and every further round of a
+  // large call costs a trip through the scheduler.
+  [[nodiscard]] bool oversubscribed() const noexcept { return oversubscribed_; }
 
   // Collective over `comm`: the team, when it lives on one node
   // (whole_team), else the team's units on this node, of which the first
   // (node rank 0) also holds `leaders`, a communicator of one unit per node
-  // (MPI_COMM_NULL on the others).
-  NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders);
+  // (MPI_COMM_NULL on the others). `oversubscribed`: the node runs more
+  // units than it has CPUs (see wait_all).
+  NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed);
   NodeSync(const NodeSync&) = delete;
   NodeSync& operator=(const NodeSync&) = delete;
 
@@ -107,6 +112,16 @@ class NodeSync {
   // Member `m`'s payload of the last meeting, `bytes` long (the size the
   // caller knows that member wrote, so the same rule finds it).
   [[nodiscard]] const unsigned char* in(int m, std::size_t bytes) const noexcept;
+
+  // Member `m`'s data slot (slot() bytes) for the next meeting, for a
+  // collective in which m sends nothing itself: one member (a scatter's
+  // root) then fills every member's slot, and m reads its own with
+  // own_slot() after the meeting. Safe because everyone left the last
+  // meeting with that parity before this member could get here.
+  [[nodiscard]] unsigned char* slot_of(int m) const noexcept {
+    return data(parts_[static_cast<std::size_t>(m)], static_cast<int>((gen_ + 1) & 1));
+  }
+  [[nodiscard]] const unsigned char* own_slot() const noexcept { return data(mine_, static_cast<int>(gen_ & 1)); }
 
   [[nodiscard]] int size() const noexcept { return n_; }
   [[nodiscard]] int me() const noexcept { return me_; }
@@ -146,6 +161,12 @@ class NodeSync {
   std::size_t slot_ = 0;
   dart_team_t team_id_ = 0;
   bool whole_team_ = true;
+  bool oversubscribed_ = false;
+  // Pauses a waiting member spins before it yields (see wait_all).
+  static constexpr int kMinSpin = 16;
+  static constexpr int kMaxSpin = 2048;
+  int spin_ = kMaxSpin;
+  int in_step_ = 0;  // meetings in a row that ended within the spin
 };
 
 // The engine of `team` when its collectives meet through shared memory

@@ -256,6 +256,8 @@ class Team {
   [[nodiscard]] int myid() const noexcept { return myid_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] bool single_node() const noexcept { return single_node_; }
+  // Members on the caller's node (the caller included).
+  [[nodiscard]] int node_size() const noexcept { return node_size_; }
   // Whether all units run on one host, whatever DART_SHARED_MEMORY says
   // (MPI libraries pick their window implementation by this).
   [[nodiscard]] bool on_one_host() const noexcept { return on_one_host_; }

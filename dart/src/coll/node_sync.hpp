@@ -81,10 +81,6 @@ class NodeSync {
   // 32 KiB rounds 48, MPI 61), less on teams of more than 16 units on the
   // node, so a team's window stays at about 8 MiB: at least 16 KiB.
   [[nodiscard]] std::size_t slot() const noexcept { return slot_; }
-  // Whether the node runs more units than it has CPUs: then a meeting
-  // waits for units that are not running, and every further round of a
-  // large call costs a trip through the scheduler.
-  [[nodiscard]] bool oversubscribed() const noexcept { return oversubscribed_; }
 
   // Collective over `comm`: the team, when it lives on one node
   // (whole_team), else the team's units on this node, of which the first
@@ -161,7 +157,6 @@ class NodeSync {
   std::size_t slot_ = 0;
   dart_team_t team_id_ = 0;
   bool whole_team_ = true;
-  bool oversubscribed_ = false;
   // Pauses a waiting member spins before it yields (see wait_all).
   static constexpr int kMinSpin = 16;
   static constexpr int kMaxSpin = 2048;

@@ -16,6 +16,9 @@ constexpr std::size_t kArenaDataMax = 64 * 1024;
 // Compaction starts once this many arena bytes are dead (and outnumber the
 // live ones).
 constexpr std::size_t kCompactMin = 64 * 1024;
+// Dictionaries of fewer tokens than this (16 B a slot: 512 KiB of table)
+// stay in the caches, and prefetching their slots only costs a hash.
+constexpr std::size_t kPrefetchMin = std::size_t{1} << 15;
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
@@ -233,6 +236,13 @@ Segment* Store::find_mutable(std::string_view segment) {
   if (it == segments_.end()) return nullptr;
   last_ = it->second.get();
   return last_;
+}
+
+void Store::prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const {
+  const Segment* seg = last_ != nullptr && last_->name == segment ? last_ : find(segment);
+  // A dictionary that fits in the caches gains nothing from it.
+  if (seg == nullptr || seg->dict.size() < kPrefetchMin) return;
+  for (std::string_view t : tokens) seg->dict.prefetch(hash_text(t));
 }
 
 const Segment* Store::find(std::string_view segment) const {

@@ -198,6 +198,10 @@ class Store {
   Status unsubscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
                      std::uint16_t match, std::optional<SubId>* removed);
 
+  // A hint that a put of `tokens` to `segment` follows soon: starts
+  // fetching the dictionary slots the tokens hash to.
+  void prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const;
+
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;
   // The objects of `seg` matching the query, in creation order, appended

@@ -16,9 +16,6 @@ constexpr std::size_t kArenaDataMax = 64 * 1024;
 // Compaction starts once this many arena bytes are dead (and outnumber the
 // live ones).
 constexpr std::size_t kCompactMin = 64 * 1024;
-// Dictionaries of fewer tokens than this (16 B a slot: 512 KiB of table)
-// stay in the caches, and prefetching their slots only costs a hash.
-constexpr std::size_t kPrefetchMin = std::size_t{1} << 15;
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
@@ -236,6 +233,12 @@ Segment* Store::find_mutable(std::string_view segment) {
   if (it == segments_.end()) return nullptr;
   last_ = it->second.get();
   return last_;
+}
+
+std::size_t Store::largest_dictionary() const {
+  std::size_t n = 0;
+  for (const auto& [name, seg] : segments_) n = std::max(n, seg->dict.size());
+  return n;
 }
 
 void Store::prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const {

@@ -108,6 +108,10 @@ class NodeTable {
       if (s.hash == h && s.node != tomb() && eq(*s.node)) return s.node;
     }
   }
+  // Starts fetching the slot where a probe for hash h begins.
+  void prefetch(std::uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
   // Precondition: no equal node is present.
   void insert(std::uint64_t h, Node* n) {
     if ((used_ + 1) * 10 > slots_.size() * 7) rehash(live_ + 1);

@@ -235,6 +235,19 @@ Segment* Store::find_mutable(std::string_view segment) {
   return last_;
 }
 
+std::size_t Store::largest_dictionary() const {
+  std::size_t n = 0;
+  for (const auto& [name, seg] : segments_) n = std::max(n, seg->dict.size());
+  return n;
+}
+
+void Store::prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const {
+  const Segment* seg = last_ != nullptr && last_->name == segment ? last_ : find(segment);
+  // A dictionary that fits in the caches gains nothing from it.
+  if (seg == nullptr || seg->dict.size() < kPrefetchMin) return;
+  for (std::string_view t : tokens) seg->dict.prefetch(hash_text(t));
+}
+
 const Segment* Store::find(std::string_view segment) const {
   auto it = segments_.find(segment);
   return it == segments_.end() ? nullptr : it->second.get();

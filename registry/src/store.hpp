@@ -198,6 +198,14 @@ class Store {
   Status unsubscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
                      std::uint16_t match, std::optional<SubId>* removed);
 
+  // Dictionaries of fewer tokens than this (16 B a slot: 512 KiB of table)
+  // stay in the caches, and prefetching their slots only costs a hash.
+  static constexpr std::size_t kPrefetchMin = std::size_t{1} << 15;
+  [[nodiscard]] std::size_t largest_dictionary() const;
+  // A hint that a put of `tokens` to `segment` follows soon: starts
+  // fetching the dictionary slots the tokens hash to.
+  void prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const;
+
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;
   // The objects of `seg` matching the query, in creation order, appended

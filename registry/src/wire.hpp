@@ -91,4 +91,50 @@ class Reader {
   const char* end_;
 };
 
+// One operation of a batch, decoded. The views point into the batch's
+// buffer; the vectors are reused from one operation to the next.
+struct Op {
+  OpKind kind = OpKind::define;
+  int issuer = 0;
+  std::uint16_t mode = 0;     // put: mode; erase, subscribe, unsubscribe: match
+  std::uint16_t actions = 0;  // subscribe
+  std::string_view segment;
+  std::vector<std::string_view> tokens;
+  std::vector<int> writers;  // define
+  const char* data = nullptr;
+  std::uint64_t size = 0;  // put
+};
+
+// Decodes one operation from `in` into `op` (issuer set by the caller).
+inline void decode(Reader& in, Op& op) {
+  op.kind = in.num<OpKind>();
+  switch (op.kind) {
+    case OpKind::define:
+      op.segment = in.str();
+      op.writers.resize(in.num<std::uint32_t>());
+      for (int& w : op.writers) w = in.num<std::int32_t>();
+      return;
+    case OpKind::put:
+      op.mode = in.num<std::uint16_t>();
+      op.segment = in.str();
+      in.tokens(op.tokens);
+      op.size = in.num<std::uint64_t>();
+      op.data = in.bytes(op.size);
+      return;
+    case OpKind::subscribe:
+      op.mode = in.num<std::uint16_t>();
+      op.actions = in.num<std::uint16_t>();
+      op.segment = in.str();
+      in.tokens(op.tokens);
+      return;
+    case OpKind::erase:
+    case OpKind::unsubscribe:
+      op.mode = in.num<std::uint16_t>();
+      op.segment = in.str();
+      in.tokens(op.tokens);
+      return;
+  }
+  throw std::runtime_error("unknown operation kind");
+}
+
 }  // namespace registry::detail

@@ -1,5 +1,6 @@
 // Recording, exchange and application of operations; the C++ API's thin
 // forwarding to Impl.
+#include "abort.hpp"
 #include "impl.hpp"
 #include "wire.hpp"
 #include "ucx_close.hpp"
@@ -49,9 +50,7 @@ constexpr std::uint16_t kAllModeBits = kOverwrite | kAnd | kOr | kXand | kXor;
 
 [[noreturn]] void fatal(int rank, const char* fn, const std::string& reason) {
   std::fprintf(stderr, "[registry rank %d] %s: fatal: %s\n", rank, fn, reason.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();  // MPI_Abort does not return; this tells the compiler so
+  dart::mpifix::abort_job(MPI_COMM_WORLD, 1);
 }
 
 // Sorted, duplicate-free copy of a token list (object identity is a set).

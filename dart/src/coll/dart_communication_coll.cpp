@@ -51,6 +51,7 @@
 // pointer is checked before MPI sees it.
 #include <dash/dart/if/dart_communication.h>
 
+#include "abort.hpp"
 #include "coll/elements.hpp"
 #include "coll/node_sync.hpp"
 #include "coll/ops.hpp"
@@ -1102,8 +1103,7 @@ void apply_user_op(void* in, void* inout, int* len, MPI_Datatype*) {
                  "[dart unit %d] dart_reduce/dart_allreduce: fatal: the MPI library called a user operation "
                  "outside the thread of its reduction; aborting\n",
                  log_rank());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+    mpifix::abort_job(MPI_COMM_WORLD, DART_EXIT_ABORT);
   }
   op->fn(in, inout, static_cast<std::size_t>(*len), op->userdata);
 }

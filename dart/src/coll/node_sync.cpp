@@ -1,5 +1,6 @@
 #include "coll/node_sync.hpp"
 
+#include "abort.hpp"
 #include "core/activity.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -74,7 +75,7 @@ bool wait_patiently(Call call, Done&& done, Report&& report) {
     report(std::chrono::duration<double>(now - start).count());
     if (cfg.collective_timeout_abort) {
       log(LogLevel::Error, call_name(call), "aborting the job (DART_COLLECTIVE_TIMEOUT_ACTION=abort)");
-      MPI_Abort(MPI_COMM_WORLD, DART_EXIT_ABORT);
+      mpifix::abort_job(MPI_COMM_WORLD, DART_EXIT_ABORT);
     }
     next_report = now + period;
   }

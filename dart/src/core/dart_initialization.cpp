@@ -6,6 +6,7 @@
 #include <dash/dart/if/dart_locality.h>
 #include <dash/dart/if/dart_team_group.h>
 
+#include "abort.hpp"
 #include "core/error.hpp"
 #include "core/job_channel.hpp"
 #include "core/log.hpp"
@@ -155,7 +156,7 @@ void dart_abort(int errorcode) {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   log(LogLevel::Error, "dart_abort", "aborting the job with exit code %d", errorcode);
-  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, errorcode);
+  if (initialized && !finalized) mpifix::abort_job(MPI_COMM_WORLD, errorcode);
   std::_Exit(errorcode);
 }
 

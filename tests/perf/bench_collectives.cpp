@@ -11,11 +11,14 @@
 // directly); dart_init reads the variable, and the program initialises MPI
 // itself so it can run dart_init/dart_exit twice. Then team creation:
 // dart_team_create + dart_team_destroy of a team of all units against
-// MPI_Comm_split + MPI_Comm_free, in µs per pair.
+// MPI_Comm_split + MPI_Comm_free, in µs per pair. Last, on one node, the
+// floor under any barrier there: a bare flag barrier in shared memory.
 //
 // Usage: mpirun -np <n> bench_collectives [--iterations N] [--rounds N] [--max-bytes N]
 // --iterations is the count at small sizes; larger ones run fewer.
 #include <dash/dart/if/dart.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -24,11 +27,14 @@
 #include "bench_options.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -169,6 +175,64 @@ Pair team_create(const Options& o, int rank) {
   return p;
 }
 
+// The floor under any barrier of the units of one node: each unit stores
+// the barrier's generation into its own 128-byte line of a shared window
+// (two lines per unit, used in turn, so a store does not contend with the
+// readers of the last barrier) and spins until every other unit's line
+// shows it too, yielding after a while as the runtime does on a busy node.
+// No argument check, no call, no verdict: what the cache-coherence traffic
+// alone costs on this machine, which a barrier, and an 8-byte call that
+// must hear from every member before it can report success, cannot beat.
+// Seconds per barrier, or a negative value when the units do not share one
+// node or outnumber its CPUs (then every wait is a trip through the
+// scheduler, and how the waiting gives way decides, not the hardware).
+double flag_barrier_floor(const Options& o, int rank, int size) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  int all_here = node_size == size && sysconf(_SC_NPROCESSORS_ONLN) >= size ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all_here, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (all_here == 0) {
+    MPI_Comm_free(&node);
+    return -1;
+  }
+  constexpr MPI_Aint kLine = 128;
+  void* mine = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate_shared(2 * kLine, 1, MPI_INFO_NULL, node, &mine, &win);
+  std::vector<std::atomic<std::uint64_t>*> flags(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    MPI_Aint bytes = 0;
+    int disp = 0;
+    void* p = nullptr;
+    MPI_Win_shared_query(win, r, &bytes, &disp, &p);
+    flags[static_cast<std::size_t>(r)] = static_cast<std::atomic<std::uint64_t>*>(p);
+  }
+  new (mine) std::atomic<std::uint64_t>(0);
+  new (static_cast<char*>(mine) + kLine) std::atomic<std::uint64_t>(0);
+  MPI_Barrier(node);
+  std::uint64_t g = 0;
+  constexpr std::size_t kStride = kLine / sizeof(std::atomic<std::uint64_t>);
+  auto barrier = [&] {
+    ++g;
+    const std::size_t p = (g & 1) * kStride;
+    flags[static_cast<std::size_t>(rank)][p].store(g, std::memory_order_release);
+    for (int r = 0; r < size; ++r)
+      for (int spin = 0; flags[static_cast<std::size_t>(r)][p].load(std::memory_order_acquire) < g; ++spin) {
+        if (spin < 2048) __builtin_ia32_pause();
+        else sched_yield();
+      }
+  };
+  for (int i = 0; i < 20; ++i) barrier();
+  double best = std::numeric_limits<double>::max();
+  for (int r = 0; r < o.rounds; ++r) best = std::min(best, run(o.iterations, barrier));
+  MPI_Barrier(node);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&node);
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +251,7 @@ int main(int argc, char** argv) {
   const std::vector<Row> off = measure(o, rank, size);
   session.stop();
   for (std::size_t i = 0; i < rows.size() && i < off.size(); ++i) rows[i].off = off[i].on;
+  const double floor = flag_barrier_floor(o, rank, size);
 
   if (rank == 0) {
     std::printf("collectives on %d ranks, µs per call, best of %d rounds (MPI: best of both passes)\n", size, o.rounds);
@@ -201,6 +266,12 @@ int main(int argc, char** argv) {
     }
     std::printf("dart_team_create+destroy %10.2f µs per pair; MPI_Comm_split+free %10.2f µs; ratio %.2fx\n",
                 team.ours * 1e6, team.mpi * 1e6, team.ours / team.mpi);
+    if (floor > 0) {
+      const double mpi_barrier = std::min(rows[0].on.mpi, rows[0].off.mpi);
+      std::printf("floor: a bare shared-memory flag barrier (one line per unit, nothing checked) %.2f µs; "
+                  "dart_barrier %.2fx of it, MPI_Barrier %.2fx\n",
+                  floor * 1e6, rows[0].on.ours / floor, mpi_barrier / floor);
+    }
   }
   return 0;
 }

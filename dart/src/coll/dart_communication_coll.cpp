@@ -1359,11 +1359,16 @@ dart_ret_t dart_barrier(dart_team_t team) {
   return entry("dart_barrier", [&] {
     Team& t = rt().team(team);
     // Stores to the caller's own portion made before the barrier must be
-    // visible to loads and gets of other units after it.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // visible to loads and gets of other units after it. On one node the
+    // meeting's release store and acquire loads order them (a unit that
+    // sees a member arrive sees that member's earlier stores); elsewhere
+    // the MPI calls do not promise it for shared windows, hence the fences.
     if (NodeSync* ns = node_sync(t)) {
       ns->throw_on(ns->meet(Call::Barrier, Fingerprint{}, true), Call::Barrier);
-    } else if (node_step_sync(t)) {
+      return;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (node_step_sync(t)) {
       // Across nodes: the barrier is an agreement with nothing to carry.
       Packet pk;
       agree(t, true, pk, [&] { pk.fingerprint(Kind::Barrier, -1, false, 0, 0, 0); });

@@ -44,6 +44,7 @@ const char* call_name(Call c) noexcept {
     case Call::TeamMemregister: return "dart_team_memregister";
     case Call::RegisterGlobals: return "dart_team_memregister_globals";
     case Call::NodeStep: return "a collective";
+    case Call::TeamCreate: return "dart_team_create";
   }
   return "an unknown collective";
 }

@@ -62,6 +62,7 @@ enum class Call : std::uint8_t {
   // A step of a team across nodes: the call itself is in the agreement
   // packet the units of a node meet to combine (dart_communication_coll.cpp).
   NodeStep,
+  TeamCreate,
 };
 
 // The DART function a call is, for messages ("dart_barrier").

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,6 +73,39 @@ int zombie_status(int pid) {
   return v;
 }
 
+// PIDFD_GET_INFO (Linux 6.15): pidfs records a process's wait status when
+// its parent reaps it and gives it to any holder of a pidfd afterwards. The
+// fields up to exit_code are the first version of the struct; the kernel
+// takes the size from the request.
+struct PidfdInfo {
+  std::uint64_t mask;
+  std::uint64_t cgroupid;
+  std::uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  std::int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr std::uint64_t kPidfdInfoExit = 1U << 3;
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+
+// The wait status of the ended process behind `pidfd`, or -1 if it cannot
+// be had. Its parent (hydra's proxy, orted) may reap it at any moment: a
+// zombie is read in /proc, a reaped process through pidfs. The zombie alone
+// lost the status whenever the proxy was quicker, most often when it was
+// told to end the job. pidfs records the status before /proc forgets the
+// process, so one of the two looks always finds it on kernels that have it.
+int exit_status(int pidfd, int pid) {
+  for (int tries = 0; tries < 100; ++tries) {
+    PidfdInfo info{};
+    info.mask = kPidfdInfoExit;
+    const bool pidfs = ::ioctl(pidfd, kPidfdGetInfo, &info) == 0;
+    if (pidfs && (info.mask & kPidfdInfoExit)) return info.exit_code;
+    const int st = zombie_status(pid);
+    if (st >= 0 || !pidfs) return st;
+    // Reaped between the two looks: pidfs has it now.
+  }
+  return -1;
+}
+
 // The watcher, in a child forked from a process that has threads (MPI's):
 // only system calls from here on, no allocation, no locks.
 [[noreturn]] void watch(int pidfd, int pid, const std::vector<sockaddr_in>& addrs, const char* line_head,
@@ -87,7 +121,7 @@ int zombie_status(int pid) {
   pollfd p{pidfd, POLLIN, 0};
   while (::poll(&p, 1, -1) != 1) {
   }
-  const int status = zombie_status(pid);
+  const int status = exit_status(pidfd, pid);
   unsigned removed = 0;
   const int dir = ::open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {

@@ -2,10 +2,42 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 namespace registry::detail {
+
+ZeroedBlock::ZeroedBlock(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  if (bytes < kHuge / 2) {
+    p_ = std::calloc(bytes, 1);
+    if (p_ == nullptr) throw std::bad_alloc();
+    return;
+  }
+  // A huge page more than needed, used from its first 2 MiB boundary on
+  // (the kernel aligns a mapping to pages only).
+  const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
+  map_bytes_ = rounded + kHuge;
+  map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw std::bad_alloc();
+  }
+  const auto at = (reinterpret_cast<std::uintptr_t>(map_) + kHuge - 1) & ~std::uintptr_t{kHuge - 1};
+  p_ = reinterpret_cast<void*>(at);
+#ifdef MADV_HUGEPAGE
+  madvise(p_, rounded, MADV_HUGEPAGE);
+#endif
+}
+
+ZeroedBlock::~ZeroedBlock() {
+  if (map_ != nullptr) {
+    munmap(map_, map_bytes_);
+  } else {
+    std::free(p_);
+  }
+}
 
 void Arena::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 

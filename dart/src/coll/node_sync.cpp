@@ -62,7 +62,8 @@ bool wait_patiently(Call call, Done&& done, Report&& report) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const bool timed = cfg.collective_timeout_s > 0;
-  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
+  const auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.collective_timeout_s));
   auto next_report = start + period;
   bool gave_way = false;
   for (unsigned long k = 0;; ++k) {
@@ -191,8 +192,8 @@ void NodeSync::throw_on(const Verdict& v, Call call) const {
 void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
   int next = 0;  // members before `next` have arrived
   auto arrived_all = [&] {
-    while (next < n_ &&
-           (next == me_ || parts_[static_cast<std::size_t>(next)]->line[parity].seq.load(std::memory_order_acquire) >= g))
+    while (next < n_ && (next == me_ ||
+                         parts_[static_cast<std::size_t>(next)]->line[parity].seq.load(std::memory_order_acquire) >= g))
       ++next;
     return next == n_;
   };
@@ -278,7 +279,8 @@ NodeSync* engine(Team& team) {
   MPI_Comm leaders = MPI_COMM_NULL;
   mpi_check(MPI_Comm_split(team.comm(), node_rank == 0 ? 0 : MPI_UNDEFINED, team.myid(), &leaders), "MPI_Comm_split");
   mpi::Comm owned(leaders);
-  if (leaders != MPI_COMM_NULL) mpi_check(MPI_Comm_set_errhandler(leaders, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  if (leaders != MPI_COMM_NULL)
+    mpi_check(MPI_Comm_set_errhandler(leaders, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), over));
   return slot.get();
 }
@@ -295,28 +297,31 @@ NodeSync* node_step_sync(Team& team) {
   return e && !e->whole_team() ? e : nullptr;
 }
 
-void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n) {
+void agree(Team& team, Call call, Combine op, const std::int64_t* in, std::int64_t* out, int n) {
   NodeSync* ns = node_sync(team);
   if (!ns) {
     activity::InMpi in_mpi;
-    mpi_check(MPI_Allreduce(in, out, n, MPI_INT64_T, MPI_MAX, team.comm()), "MPI_Allreduce");
+    mpi_check(MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, n, MPI_INT64_T, op == Combine::Max ? MPI_MAX : MPI_BOR,
+                            team.comm()),
+              "MPI_Allreduce");
     return;
   }
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(std::int64_t);
-  if (bytes > ns->slot()) fail(DART_ERR_OTHER, "an agreement of " + std::to_string(n) + " words is too large");
+  if (bytes > std::max(ns->slot(), NodeSync::kInline))
+    fail(DART_ERR_OTHER, "an agreement of " + std::to_string(n) + " words is too large");
   std::memcpy(ns->out(bytes), in, bytes);
   Fingerprint fp;
   fp.w[0] = static_cast<std::uint64_t>(n);
-  const NodeSync::Verdict v = ns->meet(call, fp, true);
-  ns->throw_on(v, call);
+  fp.w[1] = static_cast<std::uint64_t>(op);
+  ns->throw_on(ns->meet(call, fp, true), call);
   for (int i = 0; i < n; ++i) {
-    std::int64_t m = INT64_MIN;
+    std::int64_t acc = op == Combine::Max ? INT64_MIN : 0;
     for (int r = 0; r < ns->size(); ++r) {
       std::int64_t x;
       std::memcpy(&x, ns->in(r, bytes) + static_cast<std::size_t>(i) * sizeof x, sizeof x);
-      if (x > m) m = x;
+      acc = op == Combine::Max ? std::max(acc, x) : (acc | x);
     }
-    out[i] = m;
+    out[i] = acc;
   }
 }
 

@@ -176,10 +176,13 @@ NodeSync* node_sync(Team& team);
 NodeSync* node_step_sync(Team& team);
 
 // An agreement of the runtime's own collective calls (allocation, free,
-// registration): the element-wise maximum of `n` words over the members,
-// through the node engine when the team has one (where a member in a
-// different call fails it), else one MPI_Allreduce.
-void agree_max(Team& team, Call call, const std::int64_t* in, std::int64_t* out, int n);
+// registration, team creation): `n` words combined element-wise over the
+// members, as signed maxima or bitwise ORs; `in` may equal `out`. Through
+// the node engine when the team has one (a few cache-line hand-offs, and a
+// member found in a different call fails it on all of them), else one
+// MPI_Allreduce.
+enum class Combine { Max, BitOr };
+void agree(Team& team, Call call, Combine op, const std::int64_t* in, std::int64_t* out, int n);
 
 // Deletes an engine; used by Team, which cannot see the type.
 struct NodeSyncDeleter {

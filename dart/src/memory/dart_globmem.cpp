@@ -37,7 +37,7 @@ dart_gptr_t make_gptr(dart_team_t team, int unit, int16_t segid, std::uint64_t o
 // Agreement step of a collective allocation: every member contributes its
 // byte count, the segment id it drew and whether its own arguments were
 // valid; all get the maximum byte count, whether the ids agree and whether
-// anyone failed. One agreement (coll::agree_max); a member with bad arguments still takes
+// anyone failed. One agreement (coll::agree); a member with bad arguments still takes
 // part, so its peers never wait for it.
 struct Agreement {
   std::int64_t max_bytes;
@@ -48,7 +48,7 @@ struct Agreement {
 Agreement agree(Team& team, std::int64_t bytes, int16_t segid, bool ok) {
   std::int64_t in[4] = {bytes, segid, -static_cast<std::int64_t>(segid), ok ? 0 : 1};
   std::int64_t out[4] = {0, 0, 0, 0};
-  coll::agree_max(team, coll::Call::TeamMemalloc, in, out, 4);
+  coll::agree(team, coll::Call::TeamMemalloc, coll::Combine::Max, in, out, 4);
   return {out[0], out[1] == -out[2], out[3] != 0};
 }
 
@@ -117,7 +117,7 @@ void team_free(dart_gptr_t gptr) {
   }
   const std::int64_t mine[3] = {error.empty() ? 0 : 1, gptr.segid, -std::int64_t{gptr.segid}};
   std::int64_t agreed[3] = {0, 0, 0};
-  coll::agree_max(team, coll::Call::TeamMemfree, mine, agreed, 3);
+  coll::agree(team, coll::Call::TeamMemfree, coll::Combine::Max, mine, agreed, 3);
   if (!error.empty()) invalid(error);
   if (agreed[0] != 0)
     invalid("another member of team " + std::to_string(gptr.teamid) + " passed an invalid pointer; segment " +
@@ -180,7 +180,8 @@ void team_register(dart_team_t teamid, std::size_t nelem, dart_datatype_t dtype,
                                  rlo > 0 ? -std::int64_t{rlo} : -std::int64_t{INT32_MAX}};
   for (int w = 0; w < windows; ++w) mine.push_back(team.attach_load(w, base, bytes));
   std::vector<std::int64_t> agreed(mine.size());
-  coll::agree_max(team, coll::Call::TeamMemregister, mine.data(), agreed.data(), static_cast<int>(mine.size()));
+  coll::agree(team, coll::Call::TeamMemregister, coll::Combine::Max, mine.data(), agreed.data(),
+              static_cast<int>(mine.size()));
   // Ids every member has deregistered return here, the next point at which
   // all members meet, whatever else this call decides.
   if (agreed[3] > 0) team.reclaim_registrations(static_cast<int>(-agreed[4]), static_cast<int>(agreed[3]));
@@ -443,15 +444,15 @@ void register_globals(dart_team_t teamid, dart_gptr_t* gptr) {
   team_register(teamid, g.bytes, DART_TYPE_BYTE, g.base, gptr);
   const std::int64_t mine[2] = {static_cast<std::int64_t>(g.bytes), -static_cast<std::int64_t>(g.bytes)};
   std::int64_t agreed[2] = {0, 0};
-  coll::agree_max(team, coll::Call::RegisterGlobals, mine, agreed, 2);
+  coll::agree(team, coll::Call::RegisterGlobals, coll::Combine::Max, mine, agreed, 2);
   if (agreed[0] != -agreed[1] || g.bytes == 0) {
     const dart_gptr_t seg = *gptr;
     *gptr = DART_GPTR_NULL;
     (void)dart_team_memderegister(seg);
-    invalid(g.bytes == 0 ? "the program has no writable global variables to register"
-                         : "the units run different executables (their global variables take " +
-                               std::to_string(-agreed[1]) + " to " + std::to_string(agreed[0]) +
-                               " bytes): globals are only symmetric in one executable");
+    invalid(g.bytes == 0
+                ? "the program has no writable global variables to register"
+                : "the units run different executables (their global variables take " + std::to_string(-agreed[1]) +
+                      " to " + std::to_string(agreed[0]) + " bytes): globals are only symmetric in one executable");
   }
 }
 

@@ -37,29 +37,13 @@ std::uint64_t membership_hash(const std::vector<int>& units) {
   return h;
 }
 
-// Bitwise OR of `n` words over the parent's members. On a parent that lives
-// on one node the members meet in its shared-memory window (a few cache-line
-// hand-offs instead of an MPI_Allreduce: under MPICH with threads that was
-// about a fifth of creating a team); a member found in another collective
-// fails the call on all of them.
+// Bitwise OR of `n` words over the parent's members (coll::agree; the
+// signed and unsigned forms of a type may alias). On a parent on one node
+// this meeting replaced an MPI_Allreduce that was about a fifth of creating
+// a team under MPICH with threads.
 void agree_or(Team& parent, std::uint64_t* words, std::size_t n) {
-  if (coll::NodeSync* ns = coll::node_sync(parent); ns && n * sizeof *words <= coll::NodeSync::kInline) {
-    std::memcpy(ns->out(n * sizeof *words), words, n * sizeof *words);
-    ns->throw_on(ns->meet(coll::Call::TeamCreate, coll::Fingerprint{}, true), coll::Call::TeamCreate);
-    for (int m = 0; m < ns->size(); ++m) {
-      if (m == ns->me()) continue;
-      const unsigned char* in = ns->in(m, n * sizeof *words);
-      for (std::size_t i = 0; i < n; ++i) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, in + i * sizeof w, sizeof w);
-        words[i] |= w;
-      }
-    }
-    return;
-  }
-  activity::InMpi in_mpi;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, words, static_cast<int>(n), MPI_UINT64_T, MPI_BOR, parent.comm()),
-            "MPI_Allreduce");
+  auto* w = reinterpret_cast<std::int64_t*>(words);
+  coll::agree(parent, coll::Call::TeamCreate, coll::Combine::BitOr, w, w, static_cast<int>(n));
 }
 
 // Collective over the parent. `group` may be null: the caller is then not a
@@ -128,8 +112,7 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
     agree_or(parent, rest.data(), rest.size());
     for (std::size_t w = 0; w < rest.size() && id == DART_TEAM_NULL; ++w)
       if (rest[w] != ~0ull)
-        id = static_cast<dart_team_t>((w + kFirstIdWords) * 64 +
-                                      static_cast<std::size_t>(__builtin_ctzll(~rest[w])));
+        id = static_cast<dart_team_t>((w + kFirstIdWords) * 64 + static_cast<std::size_t>(__builtin_ctzll(~rest[w])));
   }
   if (id == DART_TEAM_NULL)
     fail(DART_ERR_OTHER, "all " + std::to_string(Runtime::kMaxTeams - 1) + " team ids are in use by members of team " +

@@ -226,13 +226,16 @@ bool keys_match(std::uint16_t match, const Key* qb, const Key* qe, std::size_t m
   }
 }
 
-Segment* Store::find_mutable(std::string_view segment) {
-  // Segments are never removed, so the cached pointer stays valid.
+Segment* Store::lookup(std::string_view segment) const {
   if (last_ != nullptr && last_->name == segment) return last_;
   auto it = segments_.find(segment);
-  if (it == segments_.end()) return nullptr;
-  last_ = it->second.get();
-  return last_;
+  return it == segments_.end() ? nullptr : it->second.get();
+}
+
+Segment* Store::find_mutable(std::string_view segment) {
+  Segment* seg = lookup(segment);
+  if (seg != nullptr) last_ = seg;
+  return seg;
 }
 
 std::size_t Store::largest_dictionary() const {
@@ -242,16 +245,13 @@ std::size_t Store::largest_dictionary() const {
 }
 
 void Store::prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const {
-  const Segment* seg = last_ != nullptr && last_->name == segment ? last_ : find(segment);
+  const Segment* seg = lookup(segment);
   // A dictionary that fits in the caches gains nothing from it.
   if (seg == nullptr || seg->dict.size() < kPrefetchMin) return;
   for (std::string_view t : tokens) seg->dict.prefetch(hash_text(t));
 }
 
-const Segment* Store::find(std::string_view segment) const {
-  auto it = segments_.find(segment);
-  return it == segments_.end() ? nullptr : it->second.get();
-}
+const Segment* Store::find(std::string_view segment) const { return lookup(segment); }
 
 Status Store::define_segment(std::string_view name, std::vector<int> writers) {
   if (find(name) != nullptr) return Status::exists;

@@ -219,6 +219,9 @@ class Store {
 
  private:
   Segment* find_mutable(std::string_view segment);
+  // The segment, from the one-entry cache of the last mutation when it is
+  // that one (segments are never removed, so the pointer stays valid).
+  [[nodiscard]] Segment* lookup(std::string_view segment) const;
   template <class Tokens>
   static void resolve(const Segment& seg, const Tokens& tokens, Query& q);
   static bool matches(const Segment& seg, const Subscription& sub, const ObjectNode& obj);

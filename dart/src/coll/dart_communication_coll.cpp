@@ -57,6 +57,7 @@
 #include "coll/ops.hpp"
 #include "coll/types.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "team/team.hpp"
 
@@ -64,7 +65,6 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -1099,10 +1099,8 @@ thread_local const UserOp* t_user_op = nullptr;
 void apply_user_op(void* in, void* inout, int* len, MPI_Datatype*) {
   const UserOp* op = t_user_op;
   if (!op) {
-    std::fprintf(stderr,
-                 "[dart unit %d] dart_reduce/dart_allreduce: fatal: the MPI library called a user operation "
-                 "outside the thread of its reduction; aborting\n",
-                 log_rank());
+    log(LogLevel::Error, "dart_reduce/dart_allreduce",
+        "the MPI library called a user operation outside the thread of its reduction; aborting the job");
     mpifix::abort_job(MPI_COMM_WORLD, DART_EXIT_ABORT);
   }
   op->fn(in, inout, static_cast<std::size_t>(*len), op->userdata);

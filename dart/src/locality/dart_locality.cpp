@@ -123,11 +123,18 @@ struct NodeReply {
 
 // Step 2 above. Collective over the team (the split), then over each node.
 NodeReply hwinfo_from_node(const Team& team) {
-  MPI_Comm raw = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split_type(team.comm(), MPI_COMM_TYPE_SHARED, team.myid(), MPI_INFO_NULL, &raw),
-            "MPI_Comm_split_type");
-  const mpi::Comm node(raw);
-  mpi_check(MPI_Comm_set_errhandler(raw, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  // With shared memory on, the team's node communicator is this very split
+  // (same key, the team rank), made when the team was: it is used rather
+  // than split again, which under MPICH on a busy node cost as much as a
+  // window allocation (about 50 ms at 3 units on 2 CPUs).
+  mpi::Comm split;
+  MPI_Comm raw = team.node_comm();
+  if (!rt().config().shared_memory) {
+    mpi_check(MPI_Comm_split_type(team.comm(), MPI_COMM_TYPE_SHARED, team.myid(), MPI_INFO_NULL, split.out()),
+              "MPI_Comm_split_type");
+    raw = split.get();
+    mpi_check(MPI_Comm_set_errhandler(raw, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
   int rank = 0, size = 0;
   mpi_check(MPI_Comm_rank(raw, &rank), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(raw, &size), "MPI_Comm_size");

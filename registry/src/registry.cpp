@@ -376,12 +376,16 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   std::vector<Recorded>& own_records = batch.own;
   // Operations are decoded kAhead ahead of the one being applied, and a
   // put's dictionary slots are fetched into the cache when it is decoded:
-  // on a large replica each probe is a cache miss (100 ns or more), and by
-  // the time the put is applied its slots have arrived.
+  // on a large replica each probe is a cache miss (100 ns or more). kStage
+  // operations later its tokens resolve from the cache, and the slot of
+  // the object it would find is fetched in turn (the object's identity
+  // hash needs the tokens' keys, so it cannot be fetched any earlier).
+  // By the time the put is applied both have arrived.
   // Small replicas and batches stay in the caches: there the look-ahead
   // only costs (about 10-15 ns per operation at 10^3 objects), so they
   // decode and apply one operation at a time.
-  constexpr std::size_t kAhead = 8;
+  constexpr std::size_t kAhead = 16;
+  constexpr std::size_t kStage = 8;
   constexpr std::uint64_t kAheadBytes = std::uint64_t{1} << 20;
   const bool prefetch = batch.cap >= kAheadBytes || store_.largest_dictionary() >= Store::kPrefetchMin;
   const std::size_t depth = prefetch ? kAhead : 1;
@@ -405,6 +409,10 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   };
   std::size_t seq = 0;  // this rank's operations applied so far
   for (decode_ahead(); applied < decoded; decode_ahead()) {
+    if (prefetch && decoded - applied > kStage) {
+      const Op& later = ring[(applied + kStage) % kAhead];
+      if (later.kind == OpKind::put) store_.prefetch_object(later.segment, later.tokens);
+    }
     Op& op = ring[applied % kAhead];
     const bool own = op.issuer == rank_;
     Status st = Status::ok;

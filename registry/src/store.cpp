@@ -80,6 +80,15 @@ std::uint64_t hash_keys(const Key* k, std::size_t n) {
   return mix(h);
 }
 
+// The identity hash of the object with these tokens; `keys` receives their
+// keys, sorted.
+std::uint64_t identity_hash(TokenNode* const* toks, std::uint32_t n, SmallVec<Key, 8>& keys) {
+  keys.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) keys[i] = toks[i]->key;
+  sort_keys(keys.begin(), keys.end());
+  return hash_keys(keys.data(), n);
+}
+
 Segment::~Segment() {
   if (heap_objects == 0) return;
   for (ObjectNode* o : order)
@@ -251,6 +260,21 @@ void Store::prefetch(std::string_view segment, const std::vector<std::string_vie
   for (std::string_view t : tokens) seg->dict.prefetch(hash_text(t));
 }
 
+void Store::prefetch_object(std::string_view segment, const std::vector<std::string_view>& tokens) const {
+  const Segment* seg = lookup(segment);
+  if (seg == nullptr || seg->identity.size() < kPrefetchMin) return;
+  const auto n = static_cast<std::uint32_t>(tokens.size());
+  SmallVec<TokenNode*, 8> toks;
+  toks.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string_view t = tokens[i];
+    toks[i] = seg->dict.find(hash_text(t), [&](const TokenNode& c) { return c.text == t; });
+    if (toks[i] == nullptr) return;
+  }
+  SmallVec<Key, 8> keys;
+  seg->identity.prefetch(identity_hash(toks.data(), n, keys));
+}
+
 const Segment* Store::find(std::string_view segment) const { return lookup(segment); }
 
 Status Store::define_segment(std::string_view name, std::vector<int> writers) {
@@ -309,10 +333,7 @@ Status Store::put(int issuer, std::string_view segment, const std::vector<std::s
   if (missing == 0) {
     // Every token is known: the object may exist already.
     SmallVec<Key, 8> keys;
-    keys.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) keys[i] = toks[i]->key;
-    sort_keys(keys.begin(), keys.end());
-    ObjectNode* obj = seg->identity.find(hash_keys(keys.data(), n), [&](const ObjectNode& c) {
+    ObjectNode* obj = seg->identity.find(identity_hash(toks.data(), n, keys), [&](const ObjectNode& c) {
       return c.ntok == n && std::equal(keys.begin(), keys.end(), c.keys);
     });
     if (obj != nullptr) {

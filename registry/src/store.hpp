@@ -205,6 +205,11 @@ class Store {
   // A hint that a put of `tokens` to `segment` follows soon: starts
   // fetching the dictionary slots the tokens hash to.
   void prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const;
+  // The second stage, a few operations later, once those slots have
+  // arrived: resolves the tokens and starts fetching the identity slot of
+  // the object the put would find. Nothing when a token is still unknown
+  // (the put creates the object) or the segment is small.
+  void prefetch_object(std::string_view segment, const std::vector<std::string_view>& tokens) const;
 
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;

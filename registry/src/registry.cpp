@@ -78,20 +78,15 @@ std::string segment_problem(std::string_view segment) {
   return {};
 }
 
-// A receive buffer of n bytes, not zeroed. From 2 MiB on it is 2 MiB
-// aligned and offered to transparent huge pages, so MPI's first write
-// faults it in with one fault per 2 MiB instead of per 4 KiB.
+// A receive buffer of n bytes, not zeroed; from kHugeFrom on in whole huge
+// pages (containers.hpp), so MPI's first write faults it in with one fault
+// per 2 MiB instead of one per 4 KiB.
 char* exchange_buffer(std::uint64_t n) {
-  constexpr std::uint64_t kHuge = std::uint64_t{2} << 20;
-  void* p = nullptr;
-  if (n >= kHuge) {
-    p = std::aligned_alloc(kHuge, (n + kHuge - 1) & ~(kHuge - 1));
-#ifdef MADV_HUGEPAGE
-    if (p != nullptr) madvise(p, (n + kHuge - 1) & ~(kHuge - 1), MADV_HUGEPAGE);
-#endif
-  } else {
-    p = std::malloc(n);
+  if (n >= kHugeFrom) {
+    std::size_t bytes = n;
+    return reinterpret_cast<char*>(huge_alloc(&bytes));
   }
+  void* p = std::malloc(n);
   if (p == nullptr) throw std::bad_alloc();
   return static_cast<char*>(p);
 }

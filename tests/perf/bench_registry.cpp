@@ -131,11 +131,11 @@ void bench_get(const Args& a) {
 }
 
 // A new receive buffer allocated as the registry allocates its own (see
-// exchange_buffer in registry/src/registry.cpp): not zeroed, and from 2 MiB
-// on 2 MiB aligned and offered to transparent huge pages.
+// exchange_buffer in registry/src/registry.cpp): not zeroed, and from
+// 64 KiB on whole 2 MiB pages offered to transparent huge pages.
 char* fresh_buffer(std::size_t n) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
-  if (n < kHuge) return static_cast<char*>(std::malloc(n));
+  if (n < (std::size_t{64} << 10)) return static_cast<char*>(std::malloc(n));
   const std::size_t rounded = (n + kHuge - 1) & ~(kHuge - 1);
   void* p = std::aligned_alloc(kHuge, rounded);
 #ifdef MADV_HUGEPAGE

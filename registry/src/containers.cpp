@@ -20,25 +20,24 @@ std::byte* huge_alloc(std::size_t* bytes) {
 }
 
 ZeroedBlock::ZeroedBlock(std::size_t bytes) {
-  constexpr std::size_t kHuge = kHugePage;
   // Below 1 MiB calloc stays: a table grows by rehashing into a block
   // twice the size, and calloc reuses the freed smaller ones, which fresh
   // huge pages (zeroed whole each time) cannot.
-  if (bytes < kHuge / 2) {
+  if (bytes < kHugePage / 2) {
     p_ = std::calloc(bytes, 1);
     if (p_ == nullptr) throw std::bad_alloc();
     return;
   }
   // A huge page more than needed, used from its first 2 MiB boundary on
   // (the kernel aligns a mapping to pages only).
-  const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
-  map_bytes_ = rounded + kHuge;
+  const std::size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+  map_bytes_ = rounded + kHugePage;
   map_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
     throw std::bad_alloc();
   }
-  const auto at = (reinterpret_cast<std::uintptr_t>(map_) + kHuge - 1) & ~std::uintptr_t{kHuge - 1};
+  const auto at = (reinterpret_cast<std::uintptr_t>(map_) + kHugePage - 1) & ~std::uintptr_t{kHugePage - 1};
   p_ = reinterpret_cast<void*>(at);
 #ifdef MADV_HUGEPAGE
   madvise(p_, rounded, MADV_HUGEPAGE);

@@ -82,7 +82,7 @@ std::uint64_t hash_keys(const Key* k, std::size_t n) {
 
 // The identity hash of the object with these tokens; `keys` receives their
 // keys, sorted.
-std::uint64_t identity_hash(TokenNode* const* toks, std::uint32_t n, SmallVec<Key, 8>& keys) {
+std::uint64_t identity_hash(const TokenNode* const* toks, std::uint32_t n, SmallVec<Key, 8>& keys) {
   keys.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) keys[i] = toks[i]->key;
   sort_keys(keys.begin(), keys.end());
@@ -264,13 +264,10 @@ void Store::prefetch_object(std::string_view segment, const std::vector<std::str
   const Segment* seg = lookup(segment);
   if (seg == nullptr || seg->identity.size() < kPrefetchMin) return;
   const auto n = static_cast<std::uint32_t>(tokens.size());
-  SmallVec<TokenNode*, 8> toks;
+  SmallVec<const TokenNode*, 8> toks;
   toks.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::string_view t = tokens[i];
-    toks[i] = seg->dict.find(hash_text(t), [&](const TokenNode& c) { return c.text == t; });
-    if (toks[i] == nullptr) return;
-  }
+  for (std::uint32_t i = 0; i < n; ++i)
+    if ((toks[i] = seg->token(tokens[i], hash_text(tokens[i]))) == nullptr) return;
   SmallVec<Key, 8> keys;
   seg->identity.prefetch(identity_hash(toks.data(), n, keys));
 }

@@ -6,8 +6,9 @@
 // (DART_JOB_CHANNEL set) every unit forks, in dart_init, a small process
 // that outlives it: it holds a pidfd of the unit and, once the unit has
 // ended, however (SIGKILL included), reads its wait status (from /proc
-// while it is a zombie, from pidfs once it is reaped), removes the unit's objects on its host and, when either is worth
-// saying, tells dartrun over the job channel and waits for its "ok".
+// while it is a zombie, from pidfs once it is reaped), removes the unit's
+// objects on its host and, when either is worth saying, tells dartrun over
+// the job channel and waits for its "ok".
 //
 // The watcher keeps the unit's stdout and stderr open until then: every
 // launcher counts the unit as running while they are open, so the report

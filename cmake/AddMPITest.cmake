@@ -1,7 +1,7 @@
 # add_mpi_test(): registers one test executable with CTest under mpiexec.
 #
 #   add_mpi_test(<name>
-#     SOURCES <files...>
+#     SOURCES <files...> | EXECUTABLE <target>
 #     [LIBRARIES <targets...>]
 #     [RANKS <n...>]          rank counts under Open MPI (default 1 2 3 4)
 #     [MPICH_RANKS <n...>]    rank counts under MPICH (default: RANKS without 4,
@@ -15,6 +15,10 @@
 #                             (tests named <name>.rma.np<n>), so the MPI RMA path
 #                             is exercised even though all units share a node
 #     [NO_MAIN])              the sources bring their own main()
+#
+# EXECUTABLE runs an executable another add_mpi_test() built, instead of
+# building <name> from SOURCES: variants that differ only in their
+# environment (checks off, shared memory off) then compile once.
 #
 # Every run is bounded twice: coreutils `timeout` kills the launcher's process
 # group (so a deadlock fails in seconds and the exit code 124 says why), and
@@ -110,7 +114,7 @@ function(dart_mpiexec_command out np timeout)
 endfunction()
 
 function(add_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_MAIN;RMA_VARIANT" "TIMEOUT"
+  cmake_parse_arguments(T "WILL_FAIL;NO_MAIN;RMA_VARIANT" "TIMEOUT;EXECUTABLE"
                         "SOURCES;LIBRARIES;RANKS;MPICH_RANKS;ENVIRONMENT;LABELS" ${ARGN})
   if(NOT T_RANKS)
     set(T_RANKS 1 2 3 4)
@@ -126,11 +130,19 @@ function(add_mpi_test name)
     set(T_TIMEOUT ${DART_TEST_TIMEOUT})
   endif()
 
-  add_executable(${name} ${T_SOURCES})
-  if(NOT T_NO_MAIN)
-    target_link_libraries(${name} PRIVATE dart_test_main)
+  if(T_EXECUTABLE)
+    if(T_SOURCES OR T_LIBRARIES OR NOT TARGET ${T_EXECUTABLE})
+      message(FATAL_ERROR "add_mpi_test(${name}): EXECUTABLE names a target built earlier, without SOURCES or LIBRARIES")
+    endif()
+    set(_exe ${T_EXECUTABLE})
+  else()
+    set(_exe ${name})
+    add_executable(${name} ${T_SOURCES})
+    if(NOT T_NO_MAIN)
+      target_link_libraries(${name} PRIVATE dart_test_main)
+    endif()
+    target_link_libraries(${name} PRIVATE ${T_LIBRARIES})
   endif()
-  target_link_libraries(${name} PRIVATE ${T_LIBRARIES})
 
   if(DART_MPI_FLAVOR STREQUAL "mpich")
     set(_ranks ${T_MPICH_RANKS})
@@ -153,7 +165,7 @@ function(add_mpi_test name)
     foreach(np IN LISTS _ranks)
       set(_test ${_base}.np${np})
       dart_mpiexec_command(_cmd ${np} ${T_TIMEOUT})
-      add_test(NAME ${_test} COMMAND ${_cmd} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+      add_test(NAME ${_test} COMMAND ${_cmd} $<TARGET_FILE:${_exe}> ${MPIEXEC_POSTFLAGS})
       set_tests_properties(${_test} PROPERTIES
         TIMEOUT ${_backstop}
         PROCESSORS ${np}

@@ -6,5 +6,7 @@ set -euo pipefail
 mpi="${1:-openmpi}"; shift || true
 top="$(cd "$(dirname "$0")/.." && pwd)"
 build="$top/build-$mpi"
-cmake -S "$top" -B "$build" -DDART_MPI="$mpi" -DDART_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# shellcheck disable=SC2207
+gen=($("$top/scripts/generator.sh" "$build"))
+cmake -S "$top" -B "$build" "${gen[@]}" -DDART_MPI="$mpi" -DDART_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"

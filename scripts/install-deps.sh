@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config coreutils binutils
+  ninja-build                         # faster builds (scripts/build.sh)
   openmpi-bin libopenmpi-dev          # Open MPI (default MPI)
   mpich libmpich-dev                  # MPICH (second CI configuration)
   hwloc libhwloc-dev                  # topology for the locality domains

@@ -2,8 +2,7 @@
 # and a custom type, every reduction operation (MINMAX, user operations),
 # in-place forms, zero counts, a sub-team, send/recv/sendrecv, isolation
 # from the runtime's own messages, and bad input.
-# Both executables are built from the same three files, listed in the order
-# their cases run.
+# The three files are listed in the order their cases run.
 set(DART_COLLECTIVES_SOURCES test_collectives.cpp test_collectives_twosided.cpp test_collectives_bad_input.cpp)
 add_mpi_test(dart_collectives SOURCES ${DART_COLLECTIVES_SOURCES} LIBRARIES DART::dart Threads::Threads LABELS dart
   TIMEOUT 120)
@@ -28,7 +27,7 @@ endif()
 # The same without the agreement round (DART_COLLECTIVE_CHECKS=0: MPI is
 # called directly), except the case of bad input on one unit only, which
 # would then wait forever as in MPI.
-add_mpi_test(dart_collectives_nochecks SOURCES ${DART_COLLECTIVES_SOURCES} LIBRARIES DART::dart Threads::Threads
+add_mpi_test(dart_collectives_nochecks EXECUTABLE dart_collectives
   LABELS dart RANKS 2 3 TIMEOUT 120
   ENVIRONMENT "DART_COLLECTIVE_CHECKS=0;BOOST_TEST_RUN_FILTERS=!bad_input_on_one_unit_fails_everywhere")
 
@@ -39,7 +38,7 @@ add_mpi_test(dart_collectives_nochecks SOURCES ${DART_COLLECTIVES_SOURCES} LIBRA
 # windows, collectives through MPI) and without the agreement round.
 add_mpi_test(dart_collectives_sizes SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
   RANKS 1 2 3 4 MPICH_RANKS 1 2 3 TIMEOUT 120)
-add_mpi_test(dart_collectives_sizes_noshm SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
+add_mpi_test(dart_collectives_sizes_noshm EXECUTABLE dart_collectives_sizes LABELS dart
   RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_SHARED_MEMORY=0")
-add_mpi_test(dart_collectives_sizes_nochecks SOURCES test_collectives_sizes.cpp LIBRARIES DART::dart LABELS dart
+add_mpi_test(dart_collectives_sizes_nochecks EXECUTABLE dart_collectives_sizes LABELS dart
   RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_COLLECTIVE_CHECKS=0")

@@ -1,10 +1,10 @@
 // What the three files of the collectives suite (test_collectives.cpp,
 // test_collectives_twosided.cpp, test_collectives_bad_input.cpp; one
-// executable: dart_collectives, and dart_collectives_nochecks) share: the
-// fixture, a team as seen by the caller, the custom payload types, the
-// loop over the basic types, the data patterns (unit, position and case),
-// the element checks, and the commutative user operation that the
-// reductions and the bad-input cases both create.
+// executable, dart_collectives, which dart_collectives_nochecks runs with
+// the checks off) share: the fixture, a team as seen by the caller, the
+// custom payload types, the loop over the basic types, the data patterns
+// (unit, position and case), the element checks, and the commutative user
+// operation that the reductions and the bad-input cases both create.
 #pragma once
 
 #include "dart_checks.hpp"

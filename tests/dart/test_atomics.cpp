@@ -803,7 +803,7 @@ BOOST_FIXTURE_TEST_CASE(threads_hammer_one_location, DartThreadFixture) {
     return;
   }
   constexpr int kThreads = 2;
-  const long total = slow_ranks() ? 4000 : 20000;
+  const long total = mpitest::scaled(slow_ranks() ? 4000 : 20000);
   dart_gptr_t seg = DART_GPTR_NULL;
   REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 2, DART_TYPE_LONG, &seg));
   long* mine = own<long>(seg, me);

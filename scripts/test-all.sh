@@ -7,12 +7,14 @@
 # Usage: scripts/test-all.sh
 set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
+start=$(date +%s)
 "$top/scripts/install-deps.sh" || exit 1
 
 status=0
 summary=""
 for mpi in openmpi mpich; do
   echo "=== $mpi: build ==="
+  t0=$(date +%s)
   # The cross-host suites (tests/multihost) run under both MPIs, on the rig
   # of simulated hosts; they skip themselves where the rig cannot be built
   # (no root, no namespaces).
@@ -21,12 +23,14 @@ for mpi in openmpi mpich; do
     status=1
     continue
   fi
+  t1=$(date +%s)
   echo "=== $mpi: ctest ==="
   log="$top/build-$mpi/ctest.log"
   ctest --test-dir "$top/build-$mpi" -j "$(nproc)" --output-on-failure 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
+  t2=$(date +%s)
   line=$(grep -E "tests passed|tests failed" "$log" | tail -n 1)
-  summary+="$mpi: ${line:-no ctest summary} (ctest exit $rc)"$'\n'
+  summary+="$mpi: ${line:-no ctest summary} (ctest exit $rc; build $((t1 - t0)) s, tests $((t2 - t1)) s)"$'\n'
   [ "$rc" -eq 0 ] || status=1
 done
 
@@ -42,4 +46,5 @@ rm -f "$sanlog"
 echo
 echo "=== summary ==="
 printf '%s' "$summary"
+echo "total $(( $(date +%s) - start )) s"
 exit $status

@@ -42,21 +42,17 @@
 
 namespace {
 
-#ifdef OPEN_MPI
+// One constructor, one reading of DART_MPI_DEFAULTS, each MPI's defaults.
 __attribute__((constructor)) void dart_set_mpi_defaults() {
   if (!dart::read_mpi_defaults_flag()) return;
+#if defined(OPEN_MPI)
   setenv("OMPI_MCA_osc", "^rdma", /*overwrite=*/0);
-}
-#endif
-
-#ifdef MPICH_VERSION
-__attribute__((constructor)) void dart_set_mpi_defaults() {
-  if (!dart::read_mpi_defaults_flag()) return;
+#elif defined(MPICH_VERSION)
   // MPICH accepts each control variable under three prefixes.
   for (const char* name : {"MPIR_CVAR_SHM_SYMHEAP_RETRY", "MPICH_SHM_SYMHEAP_RETRY", "MPIR_PARAM_SHM_SYMHEAP_RETRY"})
     if (std::getenv(name)) return;
   setenv("MPIR_CVAR_SHM_SYMHEAP_RETRY", "0", /*overwrite=*/0);
-}
 #endif
+}
 
 }  // namespace

@@ -369,20 +369,18 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   const std::vector<std::uint64_t>& sizes = batch.sizes;
   const std::vector<std::uint64_t>& offsets = batch.offsets;
   std::vector<Recorded>& own_records = batch.own;
-  // Operations are decoded kAhead ahead of the one being applied, and a
-  // put's dictionary slots are fetched into the cache when it is decoded:
-  // on a large replica each probe is a cache miss (100 ns or more). kStage
-  // operations later its tokens resolve from the cache, and the slot of
-  // the object it would find is fetched in turn (the object's identity
-  // hash needs the tokens' keys, so it cannot be fetched any earlier).
-  // By the time the put is applied both have arrived.
+  // Operations are decoded kAhead ahead of the one being applied. A put's
+  // token hashes are computed once, when it is decoded, and the dictionary
+  // slots of its tokens and the identity slot of its object (whose hash
+  // depends on the token texts only) are fetched into the cache then: on a
+  // large replica each probe is a cache miss (100 ns or more), and by the
+  // time the put is applied they have arrived.
   // Small replicas and batches stay in the caches: there the look-ahead
   // only costs (about 10-15 ns per operation at 10^3 objects), so they
   // decode and apply one operation at a time.
   constexpr std::size_t kAhead = 16;
-  constexpr std::size_t kStage = 8;
   constexpr std::uint64_t kAheadBytes = std::uint64_t{1} << 20;
-  const bool prefetch = batch.cap >= kAheadBytes || store_.largest_dictionary() >= Store::kPrefetchMin;
+  const bool prefetch = batch.cap >= kAheadBytes || store_.largest_table() >= Store::kPrefetchMin;
   const std::size_t depth = prefetch ? kAhead : 1;
   std::array<Op, kAhead> ring;
   std::size_t decoded = 0, applied = 0;
@@ -398,24 +396,24 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
       Op& op = ring[decoded % kAhead];
       op.issuer = static_cast<int>(r - 1);
       decode(in, op);
-      if (prefetch && op.kind == OpKind::put) store_.prefetch(op.segment, op.tokens);
+      if (op.kind == OpKind::put) {
+        op.hashes.resize(op.tokens.size());
+        for (std::size_t i = 0; i < op.tokens.size(); ++i) op.hashes[i] = hash_text(op.tokens[i]);
+        if (prefetch) store_.prefetch(op.segment, op.hashes);
+      }
       ++decoded;
     }
   };
   std::size_t seq = 0;  // this rank's operations applied so far
   for (decode_ahead(); applied < decoded; decode_ahead()) {
-    if (prefetch && decoded - applied > kStage) {
-      const Op& later = ring[(applied + kStage) % kAhead];
-      if (later.kind == OpKind::put) store_.prefetch_object(later.segment, later.tokens);
-    }
     Op& op = ring[applied % kAhead];
     const bool own = op.issuer == rank_;
     Status st = Status::ok;
     switch (op.kind) {
       case OpKind::define: st = store_.define_segment(op.segment, std::move(op.writers)); break;
       case OpKind::put:
-        st = store_.put(op.issuer, op.segment, op.tokens, reinterpret_cast<const std::byte*>(op.data), op.size,
-                        op.mode, events);
+        st = store_.put(op.issuer, op.segment, op.tokens, op.hashes, reinterpret_cast<const std::byte*>(op.data),
+                        op.size, op.mode, events);
         break;
       case OpKind::erase: st = store_.erase(op.issuer, op.segment, op.tokens, op.mode, events); break;
       case OpKind::subscribe: {

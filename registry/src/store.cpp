@@ -17,15 +17,6 @@ constexpr std::size_t kArenaDataMax = 64 * 1024;
 // live ones).
 constexpr std::size_t kCompactMin = 64 * 1024;
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 void sort_keys(Key* b, Key* e) {
   // Token sets are small: insertion sort beats std::sort's set-up.
   for (Key* i = b + (b != e ? 1 : 0); i < e; ++i) {
@@ -71,24 +62,6 @@ std::uint16_t match_of(std::uint16_t mode) {
 
 std::uint64_t hash_text(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
-std::uint64_t hash_keys(const Key* k, std::size_t n) {
-  std::uint64_t h = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
-    h ^= h >> 29;
-  }
-  return mix(h);
-}
-
-// The identity hash of the object with these tokens; `keys` receives their
-// keys, sorted.
-std::uint64_t identity_hash(const TokenNode* const* toks, std::uint32_t n, SmallVec<Key, 8>& keys) {
-  keys.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) keys[i] = toks[i]->key;
-  sort_keys(keys.begin(), keys.end());
-  return hash_keys(keys.data(), n);
-}
-
 Segment::~Segment() {
   if (heap_objects == 0) return;
   for (ObjectNode* o : order)
@@ -121,7 +94,8 @@ void Segment::drop_token(TokenNode* t) {
   free_tokens.push_back(t);
 }
 
-ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data, std::size_t size) {
+ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, std::uint64_t hash, const std::byte* data,
+                                std::size_t size) {
   ObjectNode* o = place(arena, ntok, size, size > kArenaDataMax);
   if (o->heap) {
     o->data = new std::byte[size];
@@ -132,7 +106,7 @@ ObjectNode* Segment::new_object(TokenNode* const* toks, std::uint32_t ntok, cons
     o->keys[i] = toks[i]->key;
   }
   sort_keys(o->keys, o->keys + ntok);
-  o->hash = hash_keys(o->keys, ntok);
+  o->hash = hash;
   if (size != 0) std::memcpy(o->data, data, size);
   o->id = next_id++;
   o->pos = order.size();
@@ -247,29 +221,19 @@ Segment* Store::find_mutable(std::string_view segment) {
   return seg;
 }
 
-std::size_t Store::largest_dictionary() const {
+std::size_t Store::largest_table() const {
   std::size_t n = 0;
-  for (const auto& [name, seg] : segments_) n = std::max(n, seg->dict.size());
+  for (const auto& [name, seg] : segments_) n = std::max({n, seg->dict.size(), seg->identity.size()});
   return n;
 }
 
-void Store::prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const {
+void Store::prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes) const {
   const Segment* seg = lookup(segment);
-  // A dictionary that fits in the caches gains nothing from it.
-  if (seg == nullptr || seg->dict.size() < kPrefetchMin) return;
-  for (std::string_view t : tokens) seg->dict.prefetch(hash_text(t));
-}
-
-void Store::prefetch_object(std::string_view segment, const std::vector<std::string_view>& tokens) const {
-  const Segment* seg = lookup(segment);
-  if (seg == nullptr || seg->identity.size() < kPrefetchMin) return;
-  const auto n = static_cast<std::uint32_t>(tokens.size());
-  SmallVec<const TokenNode*, 8> toks;
-  toks.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i)
-    if ((toks[i] = seg->token(tokens[i], hash_text(tokens[i]))) == nullptr) return;
-  SmallVec<Key, 8> keys;
-  seg->identity.prefetch(identity_hash(toks.data(), n, keys));
+  if (seg == nullptr) return;
+  // Tables that fit in the caches gain nothing from it.
+  if (seg->dict.size() >= kPrefetchMin)
+    for (std::uint64_t h : hashes) seg->dict.prefetch(h);
+  if (seg->identity.size() >= kPrefetchMin) seg->identity.prefetch(identity_of(hashes));
 }
 
 const Segment* Store::find(std::string_view segment) const { return lookup(segment); }
@@ -310,29 +274,28 @@ void Store::notify(const Segment& seg, Action action, const ObjectNode& obj, int
 }
 
 Status Store::put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-                  const std::byte* data, std::size_t size, std::uint16_t mode, std::vector<Event>& events) {
+                  const std::vector<std::uint64_t>& hashes, const std::byte* data, std::size_t size,
+                  std::uint16_t mode, std::vector<Event>& events) {
   Segment* seg = find_mutable(segment);
   if (seg == nullptr) return Status::not_found;
   if (!seg->may_write(issuer)) return Status::denied;
 
   const auto n = static_cast<std::uint32_t>(tokens.size());
   SmallVec<TokenNode*, 8> toks;
-  SmallVec<std::uint64_t, 8> hashes;
   toks.resize(n);
-  hashes.resize(n);
   std::size_t missing = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::string_view t = tokens[i];
-    hashes[i] = hash_text(t);
     toks[i] = seg->dict.find(hashes[i], [&](const TokenNode& c) { return c.text == t; });
     if (toks[i] == nullptr) ++missing;
   }
+  const std::uint64_t identity = identity_of(hashes);
   if (missing == 0) {
-    // Every token is known: the object may exist already.
-    SmallVec<Key, 8> keys;
-    ObjectNode* obj = seg->identity.find(identity_hash(toks.data(), n, keys), [&](const ObjectNode& c) {
-      return c.ntok == n && std::equal(keys.begin(), keys.end(), c.keys);
-    });
+    // Every token is known: the object may exist already. Its tokens are
+    // in text order, like `tokens`, so equal token sets have equal nodes
+    // position by position.
+    ObjectNode* obj = seg->identity.find(
+        identity, [&](const ObjectNode& c) { return c.ntok == n && std::equal(toks.begin(), toks.end(), c.toks); });
     if (obj != nullptr) {
       if ((mode & kOverwrite) == 0) return Status::exists;
       seg->set_data(obj, data, size);
@@ -346,7 +309,7 @@ Status Store::put(int issuer, std::string_view segment, const std::vector<std::s
     for (std::uint32_t i = 0; i < n; ++i)
       if (toks[i] == nullptr) toks[i] = seg->new_token(tokens[i], hashes[i]);
   }
-  const ObjectNode* obj = seg->new_object(toks.data(), n, data, size);
+  const ObjectNode* obj = seg->new_object(toks.data(), n, identity, data, size);
   if (!seg->subs.empty()) notify(*seg, kModification, *obj, issuer, events);
   return Status::ok;
 }

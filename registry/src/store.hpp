@@ -96,7 +96,7 @@ struct TokenNode {
 
 struct ObjectNode {
   ObjId id;
-  std::uint64_t hash;  // of keys (identity)
+  std::uint64_t hash;  // identity: identity_of its tokens' text hashes
   std::size_t pos;     // index in Segment::order
   std::uint32_t ntok;
   std::uint32_t size;  // object bytes
@@ -114,7 +114,38 @@ struct ObjectNode {
 };
 
 std::uint64_t hash_text(std::string_view s);
-std::uint64_t hash_keys(const Key* k, std::size_t n);
+// An object's identity hash, from its tokens' text hashes in any order. It
+// depends on the texts only, not on the keys a replica gives them, so the
+// slot of the object a put would find or create is known as soon as the
+// put is decoded, before any dictionary lookup.
+class IdentityHash {
+ public:
+  void add(std::uint64_t text_hash) {
+    // A sum of mixed hashes: order-independent, and distinct token sets
+    // collide no more than random 64-bit values do.
+    sum_ += mix(text_hash ^ 0x9e3779b97f4a7c15ULL);
+    ++n_;
+  }
+  [[nodiscard]] std::uint64_t value() const { return mix(sum_ + n_); }
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+  }
+
+ private:
+  std::uint64_t sum_ = 0;
+  std::uint64_t n_ = 0;
+};
+template <class Hashes>
+std::uint64_t identity_of(const Hashes& text_hashes) {
+  IdentityHash h;
+  for (std::uint64_t t : text_hashes) h.add(t);
+  return h.value();
+}
 
 struct Subscription {
   int rank = 0;
@@ -154,7 +185,9 @@ struct Segment {
   }
   TokenNode* new_token(std::string_view text, std::uint64_t h);
   void drop_token(TokenNode* t);
-  ObjectNode* new_object(TokenNode* const* toks, std::uint32_t ntok, const std::byte* data, std::size_t size);
+  // `hash`: the identity hash of the tokens (identity_of their text hashes).
+  ObjectNode* new_object(TokenNode* const* toks, std::uint32_t ntok, std::uint64_t hash, const std::byte* data,
+                         std::size_t size);
   void set_data(ObjectNode* o, const std::byte* data, std::size_t size);
   void compact();
   [[nodiscard]] std::vector<std::string> token_texts() const;
@@ -187,8 +220,10 @@ class Store {
   // (the recording side canonicalises them). Notifications for this rank's
   // subscriptions are appended to `events`.
   Status define_segment(std::string_view name, std::vector<int> writers);
-  Status put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens, const std::byte* data,
-             std::size_t size, std::uint16_t mode, std::vector<Event>& events);
+  // `hashes[i]` is hash_text(tokens[i]).
+  Status put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
+             const std::vector<std::uint64_t>& hashes, const std::byte* data, std::size_t size, std::uint16_t mode,
+             std::vector<Event>& events);
   Status erase(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens, std::uint16_t match,
                std::vector<Event>& events);
   // *id: the subscription's id (new or replaced) on success.
@@ -198,18 +233,14 @@ class Store {
   Status unsubscribe(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
                      std::uint16_t match, std::optional<SubId>* removed);
 
-  // Dictionaries of fewer tokens than this (16 B a slot: 512 KiB of table)
-  // stay in the caches, and prefetching their slots only costs a hash.
+  // Tables of fewer nodes than this (16 B a slot: 512 KiB of table) stay
+  // in the caches, and prefetching their slots only costs a hash.
   static constexpr std::size_t kPrefetchMin = std::size_t{1} << 15;
-  [[nodiscard]] std::size_t largest_dictionary() const;
-  // A hint that a put of `tokens` to `segment` follows soon: starts
-  // fetching the dictionary slots the tokens hash to.
-  void prefetch(std::string_view segment, const std::vector<std::string_view>& tokens) const;
-  // The second stage, a few operations later, once those slots have
-  // arrived: resolves the tokens and starts fetching the identity slot of
-  // the object the put would find. Nothing when a token is still unknown
-  // (the put creates the object) or the segment is small.
-  void prefetch_object(std::string_view segment, const std::vector<std::string_view>& tokens) const;
+  [[nodiscard]] std::size_t largest_table() const;
+  // A hint that a put of tokens with these text hashes to `segment`
+  // follows soon: starts fetching the dictionary slots they hash to and
+  // the identity slot of the object the put finds or creates.
+  void prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes) const;
 
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;
@@ -270,7 +301,9 @@ void Store::match(const Segment& seg, std::uint16_t mode, const Tokens& tokens, 
     case kXand: {
       if (q.missing != 0) return;
       const std::size_t n = q.keys.size();
-      ObjectNode* o = seg.identity.find(hash_keys(qb, n),
+      IdentityHash h;
+      for (const TokenNode* t : q.toks) h.add(t->hash);
+      ObjectNode* o = seg.identity.find(h.value(),
                                         [&](const ObjectNode& c) { return c.ntok == n && std::equal(qb, qe, c.keys); });
       if (o != nullptr) out.push_back(o);
       return;

@@ -100,7 +100,8 @@ struct Op {
   std::uint16_t actions = 0;  // subscribe
   std::string_view segment;
   std::vector<std::string_view> tokens;
-  std::vector<int> writers;  // define
+  std::vector<std::uint64_t> hashes;  // put: each token's text hash (set by the applying side)
+  std::vector<int> writers;           // define
   const char* data = nullptr;
   std::uint64_t size = 0;  // put
 };

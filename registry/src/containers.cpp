@@ -19,6 +19,32 @@ std::byte* huge_alloc(std::size_t* bytes) {
   return static_cast<std::byte*>(p);
 }
 
+char* byte_alloc(std::size_t* bytes) {
+  if (*bytes >= kHugeFrom) return reinterpret_cast<char*>(huge_alloc(bytes));
+  void* p = std::malloc(*bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return static_cast<char*>(p);
+}
+
+void ByteBuffer::grow(std::size_t n) {
+  std::size_t cap = std::max({n, cap_ * 2, std::size_t{256}});
+  char* p = nullptr;
+  if (factor_ > 1 && n <= SIZE_MAX / factor_) {
+    std::size_t ample = std::max(cap, n * factor_);
+    try {
+      p = byte_alloc(&ample);
+      cap = ample;
+    } catch (const std::bad_alloc&) {
+      p = nullptr;  // too much address space: grow by what is needed
+    }
+  }
+  if (p == nullptr) p = byte_alloc(&cap);
+  if (size_ != 0) std::memcpy(p, p_, size_);
+  std::free(p_);
+  p_ = p;
+  cap_ = cap;
+}
+
 ZeroedBlock::ZeroedBlock(std::size_t bytes) {
   // Below 1 MiB calloc stays: a table grows by rehashing into a block
   // twice the size, and calloc reuses the freed smaller ones, which fresh

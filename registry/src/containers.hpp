@@ -107,6 +107,69 @@ inline constexpr std::size_t kHugeFrom = std::size_t{64} << 10;
 // with std::free. Throws std::bad_alloc.
 std::byte* huge_alloc(std::size_t* bytes);
 
+// At least *bytes of memory, not zeroed: from kHugeFrom on whole huge
+// pages (huge_alloc), below that from malloc. *bytes becomes what was
+// really allocated. Freed with std::free. Throws std::bad_alloc.
+char* byte_alloc(std::size_t* bytes);
+
+// A growable byte buffer whose storage can be handed over and taken back
+// whole: the registry records operations into it, and at sync it becomes
+// the receive buffer of the exchange (registry.cpp). Its capacity is what
+// byte_alloc really allocated, so growing into the rest of a huge page
+// moves nothing. Bytes past size() that resize() adds are not initialised.
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer() { std::free(p_); }
+  [[nodiscard]] char* data() { return p_; }
+  [[nodiscard]] const char* data() const { return p_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::size_t capacity() const { return cap_; }
+  void clear() { size_ = 0; }
+  void reserve(std::size_t n) {
+    if (n > cap_) grow(n);
+  }
+  void resize(std::size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  void append(const void* p, std::size_t n) {
+    reserve(size_ + n);
+    if (n != 0) std::memcpy(p_ + size_, p, n);
+    size_ += n;
+  }
+  // Hands the storage over (free it with std::free); the buffer is empty.
+  char* release() {
+    char* p = p_;
+    p_ = nullptr;
+    size_ = cap_ = 0;
+    return p;
+  }
+  // When the buffer grows, it allocates room for `factor` times what it
+  // must hold (at least twice its old capacity), where memory allows.
+  // Untouched pages cost nothing, so a buffer that is expected to grow in
+  // one step by that factor (the registry's pending operations into the
+  // exchange's receive buffer) is not moved when it does.
+  void set_growth(std::size_t factor) { factor_ = factor; }
+  // Takes over storage of `cap` bytes from byte_alloc, instead of its own;
+  // the buffer is empty.
+  void adopt(char* p, std::size_t cap) {
+    std::free(p_);
+    p_ = p;
+    cap_ = cap;
+    size_ = 0;
+  }
+
+ private:
+  void grow(std::size_t n);
+  char* p_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 0;
+  std::size_t factor_ = 1;
+};
+
 // Zero-filled memory for a table's slots. Small blocks come from calloc;
 // from 1 MiB on a block is fresh anonymous memory from the kernel (zero
 // already, so nothing is cleared twice) in huge pages: a bulk sync grows

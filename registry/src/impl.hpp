@@ -114,20 +114,25 @@ class Impl {
   // Appends an operation (already encoded into pending_) to the local list.
   Ticket record(Callback callback = {});
   // Applies a batch (every rank's operations, by rank, then issue order),
-  // then keeps its buffer as the next exchange's receive buffer or frees it.
+  // then keeps its buffer as spare_ or frees it.
   // An unreadable batch is fatal: the replicas can no longer be trusted.
   void apply(Batch& batch, std::vector<Event>& events);
   void apply_ops(Batch& batch, std::vector<Event>& events);  // throws if unreadable
   void apply_backlog();
   void check_replicas();
 
-  std::vector<char> pending_;
-  // Receive buffer of the exchange, kept between syncs up to kKeepRecv bytes.
+  // The operations recorded since the last sync, encoded (wire.hpp). At
+  // sync this buffer grows into the exchange's receive buffer and goes to
+  // the batch; the next operations are recorded into spare_.
+  ByteBuffer pending_;
+  // The buffer of an applied batch, kept (up to kKeepRecv bytes) to record
+  // the next sync's operations into, so a steady stream of syncs neither
+  // allocates nor page-faults a buffer each time.
   static constexpr std::uint64_t kKeepRecv = 64u << 20;
   // A sync's operations above this size are applied at once.
   static constexpr std::uint64_t kMaxBacklog = 256u << 20;
-  std::unique_ptr<char, FreeBuffer> recv_;
-  std::uint64_t recv_cap_ = 0;
+  std::unique_ptr<char, FreeBuffer> spare_;
+  std::uint64_t spare_cap_ = 0;
   std::vector<Recorded> recorded_;
   // The last sync's operations while they wait for a read (the next sync
   // applies them first; see sync()).

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -78,19 +79,6 @@ std::string segment_problem(std::string_view segment) {
   return {};
 }
 
-// A receive buffer of n bytes, not zeroed; from kHugeFrom on in whole huge
-// pages (containers.hpp), so MPI's first write faults it in with one fault
-// per 2 MiB instead of one per 4 KiB.
-char* exchange_buffer(std::uint64_t n) {
-  if (n >= kHugeFrom) {
-    std::size_t bytes = n;
-    return reinterpret_cast<char*>(huge_alloc(&bytes));
-  }
-  void* p = std::malloc(n);
-  if (p == nullptr) throw std::bad_alloc();
-  return static_cast<char*>(p);
-}
-
 }  // namespace
 
 void Impl::FreeBuffer::operator()(char* p) const noexcept { std::free(p); }
@@ -107,7 +95,12 @@ Impl::Impl(Comm comm, int rank, int size, const Options& options, std::string wo
       size_(size),
       options_(options),
       world_segment_(std::move(world_segment)),
-      store_(rank) {}
+      store_(rank) {
+  // At sync the pending operations grow in place into the receive buffer,
+  // which holds every rank's: room for as many contributions as there are
+  // ranks spares the move (and a copy in fresh memory) when they are alike.
+  pending_.set_growth(static_cast<std::size_t>(size));
+}
 
 Impl::~Impl() {
   // Tickets the caller still holds must not call back into this registry:
@@ -263,42 +256,51 @@ Status Impl::sync() {
     };
     while (units_needed() > limit) unit *= 2;
 
+    // This rank's operations stay where they were recorded, at the start
+    // of pending_, and the others' arrive after them: the receive buffer
+    // is the pending buffer grown, so what was recorded is neither copied
+    // nor in new memory (a first sync's buffer was otherwise all fresh
+    // pages for the kernel to clear while MPI wrote them). Displacements
+    // are each rank's own business in MPI_Allgatherv, and MPI_IN_PLACE
+    // takes this rank's contribution from its place in the receive buffer.
     std::vector<std::uint64_t> offsets(sizes.size());
     std::vector<int> counts(sizes.size());
     std::vector<int> displs(sizes.size());
-    std::uint64_t at = 0;
+    const auto me = static_cast<std::size_t>(rank_);
+    offsets[me] = 0;
+    std::uint64_t at = padded(mine);
     for (std::size_t r = 0; r < sizes.size(); ++r) {
-      offsets[r] = at;
+      if (r != me) {
+        offsets[r] = at;
+        at += padded(sizes[r]);
+      }
       counts[r] = static_cast<int>(padded(sizes[r]) / unit);
-      displs[r] = static_cast<int>(at / unit);
-      at += padded(sizes[r]);
+      displs[r] = static_cast<int>(offsets[r] / unit);
     }
-    // Not zeroed (MPI overwrites every byte we read), and reused across
-    // syncs while it stays moderate, so a steady stream of syncs neither
-    // clears nor page-faults a fresh buffer each time.
-    if (recv_cap_ < at) {
-      recv_.reset();
-      recv_.reset(exchange_buffer(at));
-      recv_cap_ = at;
-    }
-    char* all = recv_.get();
-    pending_.resize(padded(mine));
+    pending_.resize(at);
+    // The padding after this rank's operations travels too.
+    std::memset(pending_.data() + mine, 0, padded(mine) - mine);
 
     MPI_Datatype type = MPI_BYTE;
     if (unit > 1) {
       MPI_Type_contiguous(static_cast<int>(unit), MPI_BYTE, &type);
       MPI_Type_commit(&type);
     }
-    const int rc = MPI_Allgatherv(pending_.data(), counts[static_cast<std::size_t>(rank_)], type, all, counts.data(),
-                                  displs.data(), type, comm);
+    const int rc =
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pending_.data(), counts.data(), displs.data(), type, comm);
     if (unit > 1) MPI_Type_free(&type);
-    pending_.resize(mine);
     if (rc != MPI_SUCCESS) {
+      pending_.resize(mine);
       log("sync", "MPI_Allgatherv of the operations failed");
       return Status::mpi_error;
     }
-    Batch batch{std::move(recv_), recv_cap_, std::move(sizes), std::move(offsets), std::move(recorded_)};
-    recv_cap_ = 0;
+    const std::uint64_t cap = pending_.capacity();
+    Batch batch{std::unique_ptr<char, FreeBuffer>(pending_.release()), cap, std::move(sizes), std::move(offsets),
+                std::move(recorded_)};
+    if (spare_) {
+      pending_.adopt(spare_.release(), spare_cap_);
+      spare_cap_ = 0;
+    }
     recorded_.clear();
     // Every replica now holds the same operations in the same order, which
     // fixes the state they lead to; applying them (about 100-400 ns per
@@ -308,7 +310,7 @@ Status Impl::sync() {
     // for indexing it has not asked for yet. Applied now when this rank
     // has subscriptions (their notifications are delivered in this sync),
     // when replicas are checked, or above 256 MiB.
-    const bool eager = options_.check_replicas || !callbacks_.empty() || subscribing_ || batch.cap > kMaxBacklog;
+    const bool eager = options_.check_replicas || !callbacks_.empty() || subscribing_ || at > kMaxBacklog;
     if (eager) {
       apply(batch, events);
     } else {
@@ -357,9 +359,9 @@ void Impl::apply(Batch& batch, std::vector<Event>& events) {
     // trusted, and peers may already have diverged.
     fatal(rank_, "sync", e.what());
   }
-  if (batch.cap <= kKeepRecv && batch.cap > recv_cap_) {
-    recv_ = std::move(batch.buf);
-    recv_cap_ = batch.cap;
+  if (batch.cap <= kKeepRecv && batch.cap > spare_cap_) {
+    spare_ = std::move(batch.buf);
+    spare_cap_ = batch.cap;
   }
   batch.buf.reset();
 }

@@ -13,6 +13,8 @@
 //   str = u32 length + bytes; tokens = u32 count + count x str
 #pragma once
 
+#include "containers.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,17 +29,12 @@ enum class OpKind : std::uint8_t { define = 1, put, erase, subscribe, unsubscrib
 
 class Writer {
  public:
-  explicit Writer(std::vector<char>& out) : out_(out) {}
+  explicit Writer(ByteBuffer& out) : out_(out) {}
   template <class T>
   void num(T v) {
-    const std::size_t at = out_.size();
-    out_.resize(at + sizeof v);
-    std::memcpy(out_.data() + at, &v, sizeof v);
+    out_.append(&v, sizeof v);
   }
-  void bytes(const void* p, std::size_t n) {
-    const auto* c = static_cast<const char*>(p);
-    out_.insert(out_.end(), c, c + n);
-  }
+  void bytes(const void* p, std::size_t n) { out_.append(p, n); }
   void str(std::string_view s) {
     num(static_cast<std::uint32_t>(s.size()));
     bytes(s.data(), s.size());
@@ -49,7 +46,7 @@ class Writer {
   }
 
  private:
-  std::vector<char>& out_;
+  ByteBuffer& out_;
 };
 
 // Reads what Writer wrote. A truncated buffer means the exchange itself is

@@ -26,14 +26,16 @@ char* byte_alloc(std::size_t* bytes) {
   return static_cast<char*>(p);
 }
 
-void ByteBuffer::grow(std::size_t n) {
-  std::size_t cap = std::max({n, cap_ * 2, std::size_t{256}});
+void ByteBuffer::grow(std::size_t n, bool ahead) {
+  std::size_t cap = ahead ? std::max({n, cap_ * 2, std::size_t{256}}) : n;
   char* p = nullptr;
-  if (factor_ > 1 && n <= SIZE_MAX / factor_) {
-    std::size_t ample = std::max(cap, n * factor_);
+  // (The bound leaves room for byte_alloc's rounding to whole huge pages.)
+  if (ahead && factor_ > 1 && n <= (SIZE_MAX - kHugePage) / factor_) {
+    const std::size_t ample = std::max(cap, std::min(n * factor_, n + ahead_max_));
+    std::size_t got = ample;
     try {
-      p = byte_alloc(&ample);
-      cap = ample;
+      p = byte_alloc(&got);
+      cap = got;
     } catch (const std::bad_alloc&) {
       p = nullptr;  // too much address space: grow by what is needed
     }

@@ -128,8 +128,13 @@ class ByteBuffer {
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] std::size_t capacity() const { return cap_; }
   void clear() { size_ = 0; }
+  // Room for n bytes, grown with the growth factor (set_growth).
   void reserve(std::size_t n) {
-    if (n > cap_) grow(n);
+    if (n > cap_) grow(n, true);
+  }
+  // Room for exactly n bytes if it must grow (rounded as byte_alloc does).
+  void reserve_exact(std::size_t n) {
+    if (n > cap_) grow(n, false);
   }
   void resize(std::size_t n) {
     reserve(n);
@@ -147,12 +152,16 @@ class ByteBuffer {
     size_ = cap_ = 0;
     return p;
   }
-  // When the buffer grows, it allocates room for `factor` times what it
-  // must hold (at least twice its old capacity), where memory allows.
+  // When the buffer grows by appending, it allocates room for `factor`
+  // times what it must hold (at least twice its old capacity), but looks
+  // ahead by at most `ahead_max` bytes, and only where memory allows.
   // Untouched pages cost nothing, so a buffer that is expected to grow in
   // one step by that factor (the registry's pending operations into the
-  // exchange's receive buffer) is not moved when it does.
-  void set_growth(std::size_t factor) { factor_ = factor; }
+  // exchange's receive buffer, with reserve_exact) is not moved when it does.
+  void set_growth(std::size_t factor, std::size_t ahead_max) {
+    factor_ = factor;
+    ahead_max_ = ahead_max;
+  }
   // Takes over storage of `cap` bytes from byte_alloc, instead of its own;
   // the buffer is empty.
   void adopt(char* p, std::size_t cap) {
@@ -163,11 +172,12 @@ class ByteBuffer {
   }
 
  private:
-  void grow(std::size_t n);
+  void grow(std::size_t n, bool ahead);
   char* p_ = nullptr;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
   std::size_t factor_ = 1;
+  std::size_t ahead_max_ = 0;
 };
 
 // Zero-filled memory for a table's slots. Small blocks come from calloc;

@@ -105,14 +105,34 @@ class Impl {
   // rank's own records (their outcomes, in issue order).
   struct Batch {
     std::unique_ptr<char, FreeBuffer> buf;
-    std::uint64_t cap = 0;  // bytes allocated at buf
+    std::uint64_t cap = 0;   // bytes allocated at buf
+    std::uint64_t used = 0;  // bytes of operations and padding in it
     std::vector<std::uint64_t> sizes;
     std::vector<std::uint64_t> offsets;
     std::vector<Recorded> own;
   };
 
-  // Appends an operation (already encoded into pending_) to the local list.
-  Ticket record(Callback callback = {});
+  // An operation being encoded into pending_: unless it is committed (by
+  // record), its bytes are taken out again, so an exception while encoding
+  // or recording (std::bad_alloc) leaves no partial operation for the next
+  // sync to choke on.
+  class Encoding {
+   public:
+    explicit Encoding(ByteBuffer& b) : b_(b), at_(b.size()) {}
+    Encoding(const Encoding&) = delete;
+    Encoding& operator=(const Encoding&) = delete;
+    ~Encoding() {
+      if (!done_) b_.resize(at_);
+    }
+    void commit() { done_ = true; }
+
+   private:
+    ByteBuffer& b_;
+    std::size_t at_;
+    bool done_ = false;
+  };
+  // Appends the operation just encoded into pending_ to the local list.
+  Ticket record(Encoding& enc, Callback callback = {});
   // Applies a batch (every rank's operations, by rank, then issue order),
   // then keeps its buffer as spare_ or frees it.
   // An unreadable batch is fatal: the replicas can no longer be trusted.
@@ -123,7 +143,8 @@ class Impl {
 
   // The operations recorded since the last sync, encoded (wire.hpp). At
   // sync this buffer grows into the exchange's receive buffer and goes to
-  // the batch; the next operations are recorded into spare_.
+  // the batch; then it takes over spare_, if there is one, to record the
+  // next operations into.
   ByteBuffer pending_;
   // The buffer of an applied batch, kept (up to kKeepRecv bytes) to record
   // the next sync's operations into, so a steady stream of syncs neither

@@ -98,8 +98,9 @@ Impl::Impl(Comm comm, int rank, int size, const Options& options, std::string wo
       store_(rank) {
   // At sync the pending operations grow in place into the receive buffer,
   // which holds every rank's: room for as many contributions as there are
-  // ranks spares the move (and a copy in fresh memory) when they are alike.
-  pending_.set_growth(static_cast<std::size_t>(size));
+  // ranks (looking at most kKeepRecv ahead) spares the move, and a copy in
+  // fresh memory, when they are alike.
+  pending_.set_growth(static_cast<std::size_t>(size), kKeepRecv);
 }
 
 Impl::~Impl() {
@@ -126,9 +127,10 @@ Ticket Impl::fail(const char* fn, Status s, const std::string& reason) const {
   return resolved(s);
 }
 
-Ticket Impl::record(Callback callback) {
+Ticket Impl::record(Encoding& enc, Callback callback) {
   auto outcome = std::make_shared<Outcome>(Outcome{Status::pending, this});
   recorded_.push_back(Recorded{outcome, std::move(callback)});
+  enc.commit();
   return Ticket(std::move(outcome));
 }
 
@@ -139,12 +141,13 @@ Ticket Impl::define_segment(std::string_view segment, const std::vector<int>& wr
   w.erase(std::unique(w.begin(), w.end()), w.end());
   if (!w.empty() && (w.front() < 0 || w.back() >= size_))
     return fail("define_segment", Status::invalid_argument, "writer rank out of range");
+  Encoding enc(pending_);
   Writer out(pending_);
   out.num(OpKind::define);
   out.str(segment);
   out.num(static_cast<std::uint32_t>(w.size()));
   for (int r : w) out.num(static_cast<std::int32_t>(r));
-  return record();
+  return record(enc);
 }
 
 Ticket Impl::put(std::string_view segment, const std::vector<std::string>& tokens, Bytes object, std::uint16_t mode) {
@@ -155,6 +158,7 @@ Ticket Impl::put(std::string_view segment, const std::vector<std::string>& token
     return fail("put", Status::invalid_argument, "NULL object with non-zero size");
   if (object.size > max_object_size)
     return fail("put", Status::too_large, "object of " + std::to_string(object.size) + " bytes exceeds INT_MAX");
+  Encoding enc(pending_);
   Writer out(pending_);
   out.num(OpKind::put);
   out.num(static_cast<std::uint16_t>(mode & kOverwrite));
@@ -162,7 +166,7 @@ Ticket Impl::put(std::string_view segment, const std::vector<std::string>& token
   out.tokens(canonical(tokens));
   out.num(static_cast<std::uint64_t>(object.size));
   out.bytes(object.data, object.size);
-  return record();
+  return record(enc);
 }
 
 std::uint16_t Impl::check_query(const char* fn, std::string_view segment, const std::vector<std::string>& tokens,
@@ -182,12 +186,13 @@ std::uint16_t Impl::check_query(const char* fn, std::string_view segment, const 
 Ticket Impl::erase(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode) {
   const std::uint16_t match = check_query("erase", segment, tokens, mode);
   if (match == 0) return resolved(Status::invalid_argument);
+  Encoding enc(pending_);
   Writer out(pending_);
   out.num(OpKind::erase);
   out.num(match);
   out.str(segment);
   out.tokens(canonical(tokens));
-  return record();
+  return record(enc);
 }
 
 Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode,
@@ -196,6 +201,7 @@ Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>&
   if (match == 0) return resolved(Status::invalid_argument);
   if (actions == 0) return fail("subscribe", Status::invalid_argument, "no action to notify");
   if (!callback) return fail("subscribe", Status::invalid_argument, "no callback");
+  Encoding enc(pending_);
   Writer out(pending_);
   out.num(OpKind::subscribe);
   out.num(match);
@@ -203,18 +209,19 @@ Ticket Impl::subscribe(std::string_view segment, const std::vector<std::string>&
   out.str(segment);
   out.tokens(canonical(tokens));
   subscribing_ = true;
-  return record(std::move(callback));
+  return record(enc, std::move(callback));
 }
 
 Ticket Impl::unsubscribe(std::string_view segment, const std::vector<std::string>& tokens, std::uint16_t mode) {
   const std::uint16_t match = check_query("unsubscribe", segment, tokens, mode);
   if (match == 0) return resolved(Status::invalid_argument);
+  Encoding enc(pending_);
   Writer out(pending_);
   out.num(OpKind::unsubscribe);
   out.num(match);
   out.str(segment);
   out.tokens(canonical(tokens));
-  return record();
+  return record(enc);
 }
 
 Status Impl::sync() {
@@ -223,7 +230,8 @@ Status Impl::sync() {
     return Status::busy;
   }
   // What the last sync left waiting is applied first: at most one sync's
-  // operations wait at a time, and the exchange reuses their buffer. (Left
+  // operations wait at a time, and their buffer becomes the next one that
+  // operations are recorded into. (Left
   // to pile up, ten syncs of 10^5 objects made the gets on the result 5x
   // slower: the store grew while 100 MB of buffers were live.)
   settle();
@@ -277,6 +285,7 @@ Status Impl::sync() {
       counts[r] = static_cast<int>(padded(sizes[r]) / unit);
       displs[r] = static_cast<int>(offsets[r] / unit);
     }
+    pending_.reserve_exact(at);
     pending_.resize(at);
     // The padding after this rank's operations travels too.
     std::memset(pending_.data() + mine, 0, padded(mine) - mine);
@@ -295,8 +304,8 @@ Status Impl::sync() {
       return Status::mpi_error;
     }
     const std::uint64_t cap = pending_.capacity();
-    Batch batch{std::unique_ptr<char, FreeBuffer>(pending_.release()), cap, std::move(sizes), std::move(offsets),
-                std::move(recorded_)};
+    Batch batch{std::unique_ptr<char, FreeBuffer>(pending_.release()), cap, at, std::move(sizes),
+                std::move(offsets), std::move(recorded_)};
     if (spare_) {
       pending_.adopt(spare_.release(), spare_cap_);
       spare_cap_ = 0;
@@ -382,7 +391,7 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   // decode and apply one operation at a time.
   constexpr std::size_t kAhead = 16;
   constexpr std::uint64_t kAheadBytes = std::uint64_t{1} << 20;
-  const bool prefetch = batch.cap >= kAheadBytes || store_.largest_table() >= Store::kPrefetchMin;
+  const bool prefetch = batch.used >= kAheadBytes || store_.largest_table() >= Store::kPrefetchMin;
   const std::size_t depth = prefetch ? kAhead : 1;
   std::array<Op, kAhead> ring;
   std::size_t decoded = 0, applied = 0;

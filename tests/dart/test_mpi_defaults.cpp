@@ -1,7 +1,8 @@
 // libdart's load-time MPI defaults (core/mpi_defaults.cpp) reach the MPI
 // library: under Open MPI OMPI_MCA_osc=^rdma, under MPICH the symmetric
-// heap probe off (MPIR_CVAR_SHM_SYMHEAP_RETRY=0, read back from MPICH
-// through the MPI tool interface). A user's own setting is kept, and
+// heap probe off (MPIR_CVAR_SHM_SYMHEAP_RETRY=0) and its composed reduce
+// off (MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0), read back from MPICH through
+// the MPI tool interface. A user's own setting is kept, and
 // DART_MPI_DEFAULTS=0 sets nothing. DART_TEST_EXPECT names the case the run
 // was launched for (tests/dart/CMakeLists.txt): default, user or off.
 // Where the defaults apply, shared and team windows still work: a team
@@ -29,13 +30,14 @@ std::string env_or_unset(const char* name) {
 }
 
 #ifdef MPICH_VERSION
-// The value MPICH holds for the control variable; -1 if it cannot be read.
-int symheap_retry() {
+// The value MPICH holds for an integer or boolean control variable; -1 if
+// it cannot be read.
+int cvar_value(const char* name) {
   int provided = 0;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return -1;
   int value = -1;
   int index = -1;
-  if (MPI_T_cvar_get_index("MPIR_CVAR_SHM_SYMHEAP_RETRY", &index) == MPI_SUCCESS) {
+  if (MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS) {
     MPI_T_cvar_handle handle;
     int count = 0;
     if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
@@ -55,8 +57,20 @@ BOOST_AUTO_TEST_CASE(load_time_defaults_reach_mpi) {
   const int me = mpitest::world_rank();
   BOOST_REQUIRE(expect == "default" || expect == "user" || expect == "off");
 #ifdef MPICH_VERSION
-  const int retry = symheap_retry();
+  // One tool-interface session for both reads: a second session opened
+  // after the first was finalised read nothing here (MPICH 4.0).
+  int provided = 0;
+  BOOST_REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+  const int retry = cvar_value("MPIR_CVAR_SHM_SYMHEAP_RETRY");
   const std::string env = env_or_unset("MPIR_CVAR_SHM_SYMHEAP_RETRY");
+  // MPICH's composed MPI_Reduce across nodes (mpi_defaults.cpp): off unless
+  // DART_MPI_DEFAULTS=0, which leaves MPICH's own default, on.
+  const int device_reduce = cvar_value("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE");
+  BOOST_CHECK_MESSAGE(device_reduce == (expect == "off" ? 1 : 0),
+                      "rank " << me << ": MPICH holds REDUCE_DEVICE_COLLECTIVE=" << device_reduce << " (environment "
+                              << env_or_unset("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE") << ") with DART_MPI_DEFAULTS "
+                              << expect);
+  MPI_T_finalize();
   if (expect == "default") {
     BOOST_CHECK_MESSAGE(retry == 0, "rank " << me << ": MPICH holds SHM_SYMHEAP_RETRY=" << retry
                                             << " (environment " << env << "), expected libdart's 0");

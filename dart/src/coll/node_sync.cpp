@@ -112,8 +112,10 @@ void await_members(const Team& team) {
 
 }  // namespace
 
-NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed)
+NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, std::vector<int> placement,
+                   bool oversubscribed)
     : leaders_(std::move(leaders)),
+      placement_(std::move(placement)),
       team_id_(team_id),
       whole_team_(whole_team),
       spin_(oversubscribed ? kMinSpin : kMaxSpin) {
@@ -271,7 +273,7 @@ NodeSync* engine(Team& team) {
   const bool over = node_oversubscribed(team);
   if (team.id() != DART_TEAM_ALL) await_members(team);
   if (team.single_node()) {
-    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), over));
+    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), {}, over));
     return slot.get();
   }
   int node_rank = 0;
@@ -281,7 +283,18 @@ NodeSync* engine(Team& team) {
   mpi::Comm owned(leaders);
   if (leaders != MPI_COMM_NULL)
     mpi_check(MPI_Comm_set_errhandler(leaders, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), over));
+  // Where every member sits: its node's rank among the leaders (which the
+  // node's first unit tells the others) and its rank on the node, so that a
+  // root anywhere in the team can be found on its node and among the nodes.
+  int here[2] = {0, node_rank};
+  if (leaders != MPI_COMM_NULL) mpi_check(MPI_Comm_rank(leaders, &here[0]), "MPI_Comm_rank");
+  std::vector<int> placement(2 * static_cast<std::size_t>(team.size()));
+  {
+    activity::InMpi in_mpi;
+    mpi_check(MPI_Bcast(&here[0], 1, MPI_INT, 0, team.node_comm()), "MPI_Bcast");
+    mpi_check(MPI_Allgather(here, 2, MPI_INT, placement.data(), 2, MPI_INT, team.comm()), "MPI_Allgather");
+  }
+  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), std::move(placement), over));
   return slot.get();
 }
 

@@ -86,9 +86,11 @@ class NodeSync {
   // Collective over `comm`: the team, when it lives on one node
   // (whole_team), else the team's units on this node, of which the first
   // (node rank 0) also holds `leaders`, a communicator of one unit per node
-  // (MPI_COMM_NULL on the others). `oversubscribed`: the node runs more
-  // units than it has CPUs (see wait_all).
-  NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, bool oversubscribed);
+  // (MPI_COMM_NULL on the others), and `placement`, two ints per team
+  // member (see node_of). `oversubscribed`: the node runs more units than it
+  // has CPUs (see wait_all).
+  NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, std::vector<int> placement,
+           bool oversubscribed);
   NodeSync(const NodeSync&) = delete;
   NodeSync& operator=(const NodeSync&) = delete;
 
@@ -124,6 +126,11 @@ class NodeSync {
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] bool whole_team() const noexcept { return whole_team_; }
   [[nodiscard]] MPI_Comm leaders() const noexcept { return leaders_.get(); }
+  // On the engine of a team across nodes: the node of team member u, as the
+  // rank of that node's first unit in leaders(), and u's rank among the
+  // team's units on its node (its member number in this engine there).
+  [[nodiscard]] int node_of(int u) const noexcept { return placement_[2 * static_cast<std::size_t>(u)]; }
+  [[nodiscard]] int rank_on_node(int u) const noexcept { return placement_[2 * static_cast<std::size_t>(u) + 1]; }
 
   // A meeting's verdict as the error this member throws (none if it passed).
   void throw_on(const Verdict& v, Call call) const;
@@ -149,6 +156,7 @@ class NodeSync {
   void report_wait(std::uint64_t g, int parity, Call call, double waited) const;
 
   mpi::Comm leaders_;
+  std::vector<int> placement_;
   mpi::Window win_;
   std::vector<Part*> parts_;
   Part* mine_ = nullptr;

@@ -129,6 +129,13 @@ Config read_config() {
     else if (s == "WARN") cfg.collective_timeout_abort = false;
     else log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT_ACTION=\"%s\": expected warn or abort", v);
   }
+  if (const char* v = std::getenv("DART_COLLECTIVE_HIERARCHY"); v && *v) {
+    const std::string s = upper(v);
+    if (s == "AUTO") cfg.collective_hierarchy = Config::Hierarchy::Auto;
+    else if (s == "ON" || s == "1") cfg.collective_hierarchy = Config::Hierarchy::On;
+    else if (s == "OFF" || s == "0") cfg.collective_hierarchy = Config::Hierarchy::Off;
+    else log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_HIERARCHY=\"%s\": expected auto, on or off", v);
+  }
   if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
     errno = 0;
     char* end = nullptr;

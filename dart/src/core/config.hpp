@@ -62,6 +62,17 @@ struct Config {
   double collective_timeout_s = 300;
   bool collective_timeout_abort = false;
 
+  // DART_COLLECTIVE_HIERARCHY = auto | on | off: on a team across nodes
+  // whose units share nodes, whether dart_bcast, dart_reduce and
+  // dart_allreduce move their data through the node leaders (shared memory
+  // on each node, one MPI call among one unit per node) or with one MPI
+  // call over the whole team. auto (default) chooses per call and size by
+  // the measurements written where the choice is made (through_leaders in
+  // coll/dart_communication_coll.cpp); on and off force one way, to measure
+  // the other on a given cluster. Must be the same on every unit.
+  enum class Hierarchy { Auto, On, Off };
+  Hierarchy collective_hierarchy = Hierarchy::Auto;
+
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;

@@ -27,6 +27,18 @@
 // 2 units (a 16 MiB heap chunk and the collective engine's window) went
 // from 39 to 8.7 ms. A user's own setting of the variable is kept.
 //
+// MPICH 4.0's own MPI_Reduce across nodes (its ch4 device collective,
+// which composes an intra-node and an inter-node step) returns wrong
+// results on a communicator whose nodes hold different numbers of its
+// processes: on the rig (2 hosts x 2 processes), a reduce of 1024 or more
+// ints (MPI_SUM) over ranks 1-3 of MPI_COMM_WORLD left 1023 of 1024
+// elements wrong at the root, whichever the root; smaller counts, and
+// MPI_COMM_WORLD and ranks 0-2, were right. DART's flat reduce is that
+// call, so dart_reduce across hosts was wrong too
+// (multihost.dart_collectives_sizes.h2x2 shows it). With
+// MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0, MPICH takes its generic
+// algorithms and every result is right. A user's own setting is kept.
+//
 // MPICH 4.0 over UCX needs UCX_MEM_MMAP_HOOK_MODE=none (README, "Working
 // around the MPI"), but UCX reads its configuration in its own library
 // constructor, which runs before libdart's: dartrun and the test harness
@@ -39,8 +51,19 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <string>
 
 namespace {
+
+#if defined(MPICH_VERSION)
+// Sets MPICH's control variable `name` (without prefix) to `value` unless
+// the user set it under any of the three prefixes MPICH accepts.
+void mpich_default(const char* name, const char* value) {
+  for (const char* prefix : {"MPIR_CVAR_", "MPICH_", "MPIR_PARAM_"})
+    if (std::getenv((std::string(prefix) + name).c_str())) return;
+  setenv((std::string("MPIR_CVAR_") + name).c_str(), value, /*overwrite=*/0);
+}
+#endif
 
 // One constructor, one reading of DART_MPI_DEFAULTS, each MPI's defaults.
 __attribute__((constructor)) void dart_set_mpi_defaults() {
@@ -48,10 +71,8 @@ __attribute__((constructor)) void dart_set_mpi_defaults() {
 #if defined(OPEN_MPI)
   setenv("OMPI_MCA_osc", "^rdma", /*overwrite=*/0);
 #elif defined(MPICH_VERSION)
-  // MPICH accepts each control variable under three prefixes.
-  for (const char* name : {"MPIR_CVAR_SHM_SYMHEAP_RETRY", "MPICH_SHM_SYMHEAP_RETRY", "MPIR_PARAM_SHM_SYMHEAP_RETRY"})
-    if (std::getenv(name)) return;
-  setenv("MPIR_CVAR_SHM_SYMHEAP_RETRY", "0", /*overwrite=*/0);
+  mpich_default("SHM_SYMHEAP_RETRY", "0");
+  mpich_default("REDUCE_DEVICE_COLLECTIVE", "0");
 #endif
 }
 

@@ -74,6 +74,18 @@ for mpi in openmpi mpich; do
   run "$mpi: bench_stdin, 1 GiB" "$top/tests/perf/bench_stdin.sh" "$b/tests/stdin/stdin_gen" \
     "$b/tests/perf/bench_stdin_sink" "$b/pmix_shim/dartrun" "${launch[0]}" 1G 1
 done
+# Across the rig's simulated hosts (2 hosts x 2 units on this machine's
+# cores; needs root): bench_collectives as chosen, and with every bcast and
+# reduction through the node leaders (on) and never (off), the table behind
+# through_leaders in dart/src/coll/dart_communication_coll.cpp. The hosts
+# share the CPUs, so MPI yields when idle as on an oversubscribed node
+# (without it MPI_Barrier took 15 ms at 2 x 2 and the run timed out).
+for h in auto on off; do
+  RIG_TIMEOUT=900 RIG_MPI_FLAGS="--mca mpi_yield_when_idle 1" DART_COLLECTIVE_HIERARCHY=$h \
+    run "openmpi: bench_collectives, rig 2 hosts x 2, DART_COLLECTIVE_HIERARCHY=$h" \
+    "$top/scripts/rig/run-multihost.sh" openmpi "$top/build-openmpi/tests/perf/bench_collectives" \
+    --iterations 50 --rounds 11
+done
 # The shim alone (no MPI): tool -> server throughput, XOFF latency, memory.
 run "pmix shim: bench_pmix_iof" "$top/build-openmpi/tests/perf/bench_pmix_iof" \
   --push "$top/build-openmpi/pmix_shim/pmix_push"

@@ -112,14 +112,21 @@ std::byte* huge_alloc(std::size_t* bytes);
 // really allocated. Freed with std::free. Throws std::bad_alloc.
 char* byte_alloc(std::size_t* bytes);
 
-// A growable byte buffer whose storage can be handed over and taken back
-// whole: the registry records operations into it, and at sync it becomes
-// the receive buffer of the exchange (registry.cpp). Its capacity is what
-// byte_alloc really allocated, so growing into the rest of a huge page
-// moves nothing. Bytes past size() that resize() adds are not initialised.
+// A growable byte buffer whose storage can be handed over whole: the
+// registry records operations into it, and at sync it becomes the receive
+// buffer of the exchange (registry.cpp). Its capacity is what byte_alloc
+// really allocated, so growing into the rest of a huge page moves nothing.
+// Bytes past size() that resize() adds are not initialised.
 class ByteBuffer {
  public:
   ByteBuffer() = default;
+  ByteBuffer(ByteBuffer&& o) noexcept { *this = std::move(o); }
+  ByteBuffer& operator=(ByteBuffer&& o) noexcept {
+    swap_storage(o);
+    factor_ = o.factor_;
+    ahead_max_ = o.ahead_max_;
+    return *this;
+  }
   ByteBuffer(const ByteBuffer&) = delete;
   ByteBuffer& operator=(const ByteBuffer&) = delete;
   ~ByteBuffer() { std::free(p_); }
@@ -140,17 +147,22 @@ class ByteBuffer {
     reserve(n);
     size_ = n;
   }
+  // resize without the growth factor.
+  void resize_exact(std::size_t n) {
+    reserve_exact(n);
+    size_ = n;
+  }
   void append(const void* p, std::size_t n) {
     reserve(size_ + n);
     if (n != 0) std::memcpy(p_ + size_, p, n);
     size_ += n;
   }
-  // Hands the storage over (free it with std::free); the buffer is empty.
-  char* release() {
-    char* p = p_;
-    p_ = nullptr;
-    size_ = cap_ = 0;
-    return p;
+  // Exchanges storage (and so contents) with `o`; each keeps its growth
+  // settings, which belong to the role a buffer plays, not to its memory.
+  void swap_storage(ByteBuffer& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
   }
   // When the buffer grows by appending, it allocates room for `factor`
   // times what it must hold (at least twice its old capacity), but looks
@@ -161,14 +173,6 @@ class ByteBuffer {
   void set_growth(std::size_t factor, std::size_t ahead_max) {
     factor_ = factor;
     ahead_max_ = ahead_max;
-  }
-  // Takes over storage of `cap` bytes from byte_alloc, instead of its own;
-  // the buffer is empty.
-  void adopt(char* p, std::size_t cap) {
-    std::free(p_);
-    p_ = p;
-    cap_ = cap;
-    size_ = 0;
   }
 
  private:

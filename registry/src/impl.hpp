@@ -97,16 +97,11 @@ class Impl {
     std::shared_ptr<Outcome> outcome;
     Callback callback;  // subscribe only
   };
-  struct FreeBuffer {
-    void operator()(char* p) const noexcept;
-  };
   // The operations of one sync as every replica received them: each
   // rank's encoded operations at offsets[r], sizes[r] bytes, and this
   // rank's own records (their outcomes, in issue order).
   struct Batch {
-    std::unique_ptr<char, FreeBuffer> buf;
-    std::uint64_t cap = 0;   // bytes allocated at buf
-    std::uint64_t used = 0;  // bytes of operations and padding in it
+    ByteBuffer buf;  // its size: the bytes of operations and padding
     std::vector<std::uint64_t> sizes;
     std::vector<std::uint64_t> offsets;
     std::vector<Recorded> own;
@@ -152,8 +147,7 @@ class Impl {
   static constexpr std::uint64_t kKeepRecv = 64u << 20;
   // A sync's operations above this size are applied at once.
   static constexpr std::uint64_t kMaxBacklog = 256u << 20;
-  std::unique_ptr<char, FreeBuffer> spare_;
-  std::uint64_t spare_cap_ = 0;
+  ByteBuffer spare_;
   std::vector<Recorded> recorded_;
   // The last sync's operations while they wait for a read (the next sync
   // applies them first; see sync()).

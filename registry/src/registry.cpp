@@ -81,7 +81,6 @@ std::string segment_problem(std::string_view segment) {
 
 }  // namespace
 
-void Impl::FreeBuffer::operator()(char* p) const noexcept { std::free(p); }
 
 Comm::~Comm() {
   int finalized = 0;
@@ -285,8 +284,7 @@ Status Impl::sync() {
       counts[r] = static_cast<int>(padded(sizes[r]) / unit);
       displs[r] = static_cast<int>(offsets[r] / unit);
     }
-    pending_.reserve_exact(at);
-    pending_.resize(at);
+    pending_.resize_exact(at);
     // The padding after this rank's operations travels too.
     std::memset(pending_.data() + mine, 0, padded(mine) - mine);
 
@@ -303,13 +301,9 @@ Status Impl::sync() {
       log("sync", "MPI_Allgatherv of the operations failed");
       return Status::mpi_error;
     }
-    const std::uint64_t cap = pending_.capacity();
-    Batch batch{std::unique_ptr<char, FreeBuffer>(pending_.release()), cap, at, std::move(sizes),
-                std::move(offsets), std::move(recorded_)};
-    if (spare_) {
-      pending_.adopt(spare_.release(), spare_cap_);
-      spare_cap_ = 0;
-    }
+    Batch batch{ByteBuffer(), std::move(sizes), std::move(offsets), std::move(recorded_)};
+    batch.buf.swap_storage(pending_);
+    pending_.swap_storage(spare_);  // empty if no buffer was kept
     recorded_.clear();
     // Every replica now holds the same operations in the same order, which
     // fixes the state they lead to; applying them (about 100-400 ns per
@@ -368,15 +362,12 @@ void Impl::apply(Batch& batch, std::vector<Event>& events) {
     // trusted, and peers may already have diverged.
     fatal(rank_, "sync", e.what());
   }
-  if (batch.cap <= kKeepRecv && batch.cap > spare_cap_) {
-    spare_ = std::move(batch.buf);
-    spare_cap_ = batch.cap;
-  }
-  batch.buf.reset();
+  // The batch's buffer is freed with it, or the spare it replaces is.
+  if (batch.buf.capacity() <= kKeepRecv && batch.buf.capacity() > spare_.capacity()) spare_.swap_storage(batch.buf);
 }
 
 void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
-  const char* all = batch.buf.get();
+  const char* all = batch.buf.data();
   const std::vector<std::uint64_t>& sizes = batch.sizes;
   const std::vector<std::uint64_t>& offsets = batch.offsets;
   std::vector<Recorded>& own_records = batch.own;
@@ -391,7 +382,7 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
   // decode and apply one operation at a time.
   constexpr std::size_t kAhead = 16;
   constexpr std::uint64_t kAheadBytes = std::uint64_t{1} << 20;
-  const bool prefetch = batch.used >= kAheadBytes || store_.largest_table() >= Store::kPrefetchMin;
+  const bool prefetch = batch.buf.size() >= kAheadBytes || store_.largest_table() >= Store::kPrefetchMin;
   const std::size_t depth = prefetch ? kAhead : 1;
   std::array<Op, kAhead> ring;
   std::size_t decoded = 0, applied = 0;
@@ -410,7 +401,8 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
       if (op.kind == OpKind::put) {
         op.hashes.resize(op.tokens.size());
         for (std::size_t i = 0; i < op.tokens.size(); ++i) op.hashes[i] = hash_text(op.tokens[i]);
-        if (prefetch) store_.prefetch(op.segment, op.hashes);
+        op.identity = identity_of(op.hashes);
+        if (prefetch) store_.prefetch(op.segment, op.hashes, op.identity);
       }
       ++decoded;
     }
@@ -423,8 +415,8 @@ void Impl::apply_ops(Batch& batch, std::vector<Event>& events) {
     switch (op.kind) {
       case OpKind::define: st = store_.define_segment(op.segment, std::move(op.writers)); break;
       case OpKind::put:
-        st = store_.put(op.issuer, op.segment, op.tokens, op.hashes, reinterpret_cast<const std::byte*>(op.data),
-                        op.size, op.mode, events);
+        st = store_.put(op.issuer, op.segment, op.tokens, op.hashes, op.identity,
+                        reinterpret_cast<const std::byte*>(op.data), op.size, op.mode, events);
         break;
       case OpKind::erase: st = store_.erase(op.issuer, op.segment, op.tokens, op.mode, events); break;
       case OpKind::subscribe: {

@@ -227,13 +227,14 @@ std::size_t Store::largest_table() const {
   return n;
 }
 
-void Store::prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes) const {
+void Store::prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes,
+                     std::uint64_t identity) const {
   const Segment* seg = lookup(segment);
   if (seg == nullptr) return;
   // Tables that fit in the caches gain nothing from it.
   if (seg->dict.size() >= kPrefetchMin)
     for (std::uint64_t h : hashes) seg->dict.prefetch(h);
-  if (seg->identity.size() >= kPrefetchMin) seg->identity.prefetch(identity_of(hashes));
+  if (seg->identity.size() >= kPrefetchMin) seg->identity.prefetch(identity);
 }
 
 const Segment* Store::find(std::string_view segment) const { return lookup(segment); }
@@ -274,7 +275,8 @@ void Store::notify(const Segment& seg, Action action, const ObjectNode& obj, int
 }
 
 Status Store::put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-                  const std::vector<std::uint64_t>& hashes, const std::byte* data, std::size_t size,
+                  const std::vector<std::uint64_t>& hashes, std::uint64_t identity, const std::byte* data,
+                  std::size_t size,
                   std::uint16_t mode, std::vector<Event>& events) {
   Segment* seg = find_mutable(segment);
   if (seg == nullptr) return Status::not_found;
@@ -289,7 +291,6 @@ Status Store::put(int issuer, std::string_view segment, const std::vector<std::s
     toks[i] = seg->dict.find(hashes[i], [&](const TokenNode& c) { return c.text == t; });
     if (toks[i] == nullptr) ++missing;
   }
-  const std::uint64_t identity = identity_of(hashes);
   if (missing == 0) {
     // Every token is known: the object may exist already. Its tokens are
     // in text order, like `tokens`, so equal token sets have equal nodes

@@ -220,10 +220,10 @@ class Store {
   // (the recording side canonicalises them). Notifications for this rank's
   // subscriptions are appended to `events`.
   Status define_segment(std::string_view name, std::vector<int> writers);
-  // `hashes[i]` is hash_text(tokens[i]).
+  // `hashes[i]` is hash_text(tokens[i]), `identity` identity_of(hashes).
   Status put(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens,
-             const std::vector<std::uint64_t>& hashes, const std::byte* data, std::size_t size, std::uint16_t mode,
-             std::vector<Event>& events);
+             const std::vector<std::uint64_t>& hashes, std::uint64_t identity, const std::byte* data, std::size_t size,
+             std::uint16_t mode, std::vector<Event>& events);
   Status erase(int issuer, std::string_view segment, const std::vector<std::string_view>& tokens, std::uint16_t match,
                std::vector<Event>& events);
   // *id: the subscription's id (new or replaced) on success.
@@ -240,7 +240,7 @@ class Store {
   // A hint that a put of tokens with these text hashes to `segment`
   // follows soon: starts fetching the dictionary slots they hash to and
   // the identity slot of the object the put finds or creates.
-  void prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes) const;
+  void prefetch(std::string_view segment, const std::vector<std::uint64_t>& hashes, std::uint64_t identity) const;
 
   // Reads.
   [[nodiscard]] const Segment* find(std::string_view segment) const;

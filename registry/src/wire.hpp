@@ -98,6 +98,7 @@ struct Op {
   std::string_view segment;
   std::vector<std::string_view> tokens;
   std::vector<std::uint64_t> hashes;  // put: each token's text hash (set by the applying side)
+  std::uint64_t identity = 0;         // put: identity_of(hashes) (set by the applying side)
   std::vector<int> writers;           // define
   const char* data = nullptr;
   std::uint64_t size = 0;  // put

@@ -42,3 +42,8 @@ add_mpi_test(dart_collectives_sizes_noshm EXECUTABLE dart_collectives_sizes LABE
   RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_SHARED_MEMORY=0")
 add_mpi_test(dart_collectives_sizes_nochecks EXECUTABLE dart_collectives_sizes LABELS dart
   RANKS 2 3 MPICH_RANKS 2 3 TIMEOUT 120 ENVIRONMENT "DART_COLLECTIVE_CHECKS=0")
+# Large calls copy straight between the members' buffers where the node
+# allows it (single copy, process_vm_readv); this run keeps them in the
+# shared-memory slots, the path of nodes that forbid it.
+add_mpi_test(dart_collectives_sizes_slots EXECUTABLE dart_collectives_sizes LABELS dart
+  RANKS 2 3 MPICH_RANKS 2 TIMEOUT 120 ENVIRONMENT "DART_COLLECTIVE_SINGLE_COPY=0")

@@ -9,6 +9,7 @@
 #include "team/team.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace dart::coll {
@@ -113,7 +115,7 @@ void await_members(const Team& team) {
 }  // namespace
 
 NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, std::vector<int> placement,
-                   bool oversubscribed)
+                   bool oversubscribed, bool try_single_copy)
     : leaders_(std::move(leaders)),
       placement_(std::move(placement)),
       team_id_(team_id),
@@ -139,9 +141,53 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
     parts_[static_cast<std::size_t>(r)] = static_cast<Part*>(aligned(p));
   }
   parts_[static_cast<std::size_t>(me_)] = mine_;
+  mine_->pid = static_cast<std::int64_t>(getpid());
+  probe_ = 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(mine_->pid);
+  mine_->probe_addr = reinterpret_cast<std::uintptr_t>(&probe_);
+  mine_->probe = probe_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   activity::InMpi in_mpi;
   mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+  // Single copy only if every member reads every other member's probe
+  // word: containers, seccomp profiles and Yama's ptrace_scope can forbid
+  // process_vm_readv, and members in different PID namespaces see other
+  // pids. One member that cannot turns it off for all.
+  int can = try_single_copy ? 1 : 0;
+  for (int m = 0; m < n_ && can; ++m) {
+    if (m == me_) continue;
+    const Part* part = parts_[static_cast<std::size_t>(m)];
+    std::uint64_t word = 0;
+    can = read_from(m, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(part->probe_addr)), &word,
+                    sizeof word) &&
+          word == part->probe;
+    if (!can)
+      log(LogLevel::Info, "dart_init", "collectives of team %d copy through shared memory: process_vm_readv from member %d: %s",
+          static_cast<int>(team_id), m, word != 0 ? "read a wrong value" : std::strerror(errno));
+  }
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  single_copy_ = can != 0;
+}
+
+bool NodeSync::read_from(int m, const void* from, void* to, std::size_t bytes) const noexcept {
+  const auto pid = static_cast<pid_t>(parts_[static_cast<std::size_t>(m)]->pid);
+  auto* dst = static_cast<char*>(to);
+  auto src = reinterpret_cast<std::uintptr_t>(from);
+  while (bytes > 0) {
+    // The kernel moves at most MAX_RW_COUNT (about 2 GiB) per call and may
+    // stop early at a page it cannot read; a call that moved nothing failed.
+    const iovec local{dst, bytes};
+    const iovec remote{reinterpret_cast<void*>(src), bytes};
+    const ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR) continue;
+      if (got == 0) errno = EFAULT;
+      return false;
+    }
+    dst += got;
+    src += static_cast<std::uintptr_t>(got);
+    bytes -= static_cast<std::size_t>(got);
+  }
+  return true;
 }
 
 unsigned char* NodeSync::out(std::size_t bytes) noexcept {
@@ -273,7 +319,7 @@ NodeSync* engine(Team& team) {
   const bool over = node_oversubscribed(team);
   if (team.id() != DART_TEAM_ALL) await_members(team);
   if (team.single_node()) {
-    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), {}, over));
+    slot.reset(new NodeSync(team.comm(), team.id(), true, mpi::Comm(), {}, over, team.config().collective_single_copy));
     return slot.get();
   }
   int node_rank = 0;
@@ -294,7 +340,7 @@ NodeSync* engine(Team& team) {
     mpi_check(MPI_Bcast(&here[0], 1, MPI_INT, 0, team.node_comm()), "MPI_Bcast");
     mpi_check(MPI_Allgather(here, 2, MPI_INT, placement.data(), 2, MPI_INT, team.comm()), "MPI_Allgather");
   }
-  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), std::move(placement), over));
+  slot.reset(new NodeSync(team.node_comm(), team.id(), false, std::move(owned), std::move(placement), over, false));
   return slot.get();
 }
 

@@ -88,9 +88,10 @@ class NodeSync {
   // (node rank 0) also holds `leaders`, a communicator of one unit per node
   // (MPI_COMM_NULL on the others), and `placement`, two ints per team
   // member (see node_of). `oversubscribed`: the node runs more units than it
-  // has CPUs (see wait_all).
+  // has CPUs (see wait_all). `try_single_copy`: probe whether single copy
+  // works (see single_copy).
   NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Comm leaders, std::vector<int> placement,
-           bool oversubscribed);
+           bool oversubscribed, bool try_single_copy);
   NodeSync(const NodeSync&) = delete;
   NodeSync& operator=(const NodeSync&) = delete;
 
@@ -122,6 +123,18 @@ class NodeSync {
   }
   [[nodiscard]] const unsigned char* own_slot() const noexcept { return data(mine_, static_cast<int>(gen_ & 1)); }
 
+  // Single copy: whether every member can read every other member's
+  // memory with process_vm_readv (same user, ptrace allowed, one PID
+  // namespace; probed when the engine is made, and agreed by all), so a
+  // large collective can copy from the sender's buffer straight into the
+  // receiver's: one copy instead of two through the slots, and no line
+  // that one core has just written crosses to another. Off with
+  // DART_COLLECTIVE_SINGLE_COPY=0.
+  [[nodiscard]] bool single_copy() const noexcept { return single_copy_; }
+  // Copies `bytes` from address `from` in member m's memory to `to`;
+  // false (errno set) if the kernel refused or the range is not mapped.
+  bool read_from(int m, const void* from, void* to, std::size_t bytes) const noexcept;
+
   [[nodiscard]] int size() const noexcept { return n_; }
   [[nodiscard]] int me() const noexcept { return me_; }
   [[nodiscard]] bool whole_team() const noexcept { return whole_team_; }
@@ -147,6 +160,9 @@ class NodeSync {
   // buffers of slot_ bytes.
   struct Part {
     Line line[2];
+    std::int64_t pid = 0;          // the member's process, for read_from
+    std::uint64_t probe_addr = 0;  // where its probe word lives in its memory
+    std::uint64_t probe = 0;       // and what that word holds
   };
   [[nodiscard]] unsigned char* data(Part* part, int parity) const noexcept {
     return reinterpret_cast<unsigned char*>(part + 1) + static_cast<std::size_t>(parity) * slot_;
@@ -166,6 +182,8 @@ class NodeSync {
   std::size_t slot_ = 0;
   dart_team_t team_id_ = 0;
   bool whole_team_ = true;
+  bool single_copy_ = false;
+  std::uint64_t probe_ = 0;  // read by the other members when the engine is made
   // Pauses a waiting member spins before it yields (see wait_all).
   static constexpr int kMinSpin = 16;
   static constexpr int kMaxSpin = 2048;

@@ -115,6 +115,7 @@ Config read_config() {
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
   read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);
+  read_flag("DART_COLLECTIVE_SINGLE_COPY", &cfg.collective_single_copy);
   if (const char* v = std::getenv("DART_COLLECTIVE_TIMEOUT"); v && *v) {
     errno = 0;
     char* end = nullptr;

@@ -73,6 +73,13 @@ struct Config {
   enum class Hierarchy { Auto, On, Off };
   Hierarchy collective_hierarchy = Hierarchy::Auto;
 
+  // DART_COLLECTIVE_SINGLE_COPY = 1 | 0: on a team on one node, large
+  // collectives copy straight from the sending member's buffer into the
+  // receiving member's (process_vm_readv, where the node allows it; see
+  // coll/node_sync.hpp) instead of through the shared-memory slots. 0
+  // always uses the slots. Must be the same on every unit.
+  bool collective_single_copy = true;
+
   // DASH_MAX_SHMEM_MBPS: the shared-memory bandwidth hint copied into every
   // unit's dart_hwinfo_t.max_shmem_mbps; unset or <= 0 gives DASH's 1235.
   int max_shmem_mbps = 1235;

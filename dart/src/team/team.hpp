@@ -232,6 +232,8 @@ class Team {
   // for the team alone): splits off the node-local part and a duplicate
   // for two-sided messages.
   Team(dart_team_t id, mpi::Comm comm, const Config& cfg);
+  // The runtime's configuration (also while the runtime is being built).
+  [[nodiscard]] const Config& config() const noexcept { return cfg_; }
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
   // Collective: frees every segment and chunk in the same order everywhere.

@@ -81,7 +81,7 @@ done
 # share the CPUs, so MPI yields when idle as on an oversubscribed node
 # (without it MPI_Barrier took 15 ms at 2 x 2 and the run timed out).
 for h in auto on off; do
-  RIG_TIMEOUT=900 RIG_MPI_FLAGS="--mca mpi_yield_when_idle 1" DART_COLLECTIVE_HIERARCHY=$h \
+  RIG_TIMEOUT=840 RIG_MPI_FLAGS="--mca mpi_yield_when_idle 1" DART_COLLECTIVE_HIERARCHY=$h \
     run "openmpi: bench_collectives, rig 2 hosts x 2, DART_COLLECTIVE_HIERARCHY=$h" \
     "$top/scripts/rig/run-multihost.sh" openmpi "$top/build-openmpi/tests/perf/bench_collectives" \
     --iterations 50 --rounds 11

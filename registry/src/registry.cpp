@@ -304,6 +304,7 @@ Status Impl::sync() {
     Batch batch{ByteBuffer(), std::move(sizes), std::move(offsets), std::move(recorded_)};
     batch.buf.swap_storage(pending_);
     pending_.swap_storage(spare_);  // empty if no buffer was kept
+    pending_.clear();
     recorded_.clear();
     // Every replica now holds the same operations in the same order, which
     // fixes the state they lead to; applying them (about 100-400 ns per

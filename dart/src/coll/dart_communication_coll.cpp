@@ -960,13 +960,14 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
 
 // ---- teams across nodes: data through the node leaders -------------------------------
 //
-// A team across nodes whose units share nodes has a node engine per node
-// (node_step_sync) and a communicator of one unit per node (its leaders).
+// A team across nodes has a node engine per node (node_step_sync) and a
+// communicator of one unit per node (its leaders).
 // Its agreement already meets that way (allreduce_packet). Its data can
 // too: on each node the units meet in shared memory, and only the leaders
 // call MPI, so each node sends its data across the network once instead of
 // once per unit. Whether that beats one MPI call over the whole team
-// depends on the call and the size; through_leaders decides.
+// depends on the call and the size (and needs some node to hold more than
+// one unit of the team); through_leaders decides.
 
 // Whether a call of `bytes` (bcast: the buffer; reductions: the whole
 // vector) on a team across nodes moves its data through the leaders.
@@ -984,16 +985,18 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
 //
 // MPI's own figures on the rig vary up to 10x between runs (4 busy units
 // on 2 shared cores), so only a clear difference decides: the leaders
-// carry a bcast from 64 KiB (0.65x, faster in every pair of runs), where
+// carry a bcast of 64 KiB (0.65x, faster in every pair of runs), where
 // one crossing per node beats MPI's tree; at 1 MiB the node rounds and the
 // leaders' call run one after the other while MPI pipelines, and small
 // rooted calls lose the root's early return. An allreduce through the
 // leaders was 0.83-1.01x, but not faster in every pair of runs; a reduce
 // 1.13-1.46x (the root's early return again): both stay with MPI. Between
-// measured sizes the boundary is their geometric middle. Small calls with checks on travel in the agreement
+// measured sizes the boundary is their geometric middle, so the leaders
+// carry broadcasts from 8 KiB to below 256 KiB. Small calls with checks on travel in the agreement
 // packet, which is combined through the leaders anyway.
 bool through_leaders(const NodeSync* hs, Call call, std::size_t bytes) {
-  if (!hs) return false;
+  // With one unit of the team per node, the leaders are the whole team.
+  if (!hs || !hs->nodes_shared()) return false;
   switch (rt().config().collective_hierarchy) {
     case Config::Hierarchy::On: return true;
     case Config::Hierarchy::Off: return false;
@@ -1502,22 +1505,16 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
 // every node (allreduce) or from the root node's leader to the root.
 // Every unit gets the same bits: those of the leaders' MPI call.
 void reduce_leaders(NodeSync& hs, const Team& team, const void* sendbuf, void* recvbuf, bool in_place,
-                    const Reduction& red, dart_datatype_t dtype, dart_operation_t op, int root) {
+                    const Reduction& red, dart_datatype_t dtype, dart_operation_t op, int root,
+                    std::vector<unsigned char>& spare) {
   const std::size_t eb = red.elem.bytes;
   const std::size_t bytes = red.count * eb;
   const bool leader = hs.leaders() != MPI_COMM_NULL;
   const bool result_here = root < 0 || team.myid() == root;
-  // The leader folds into the result where it has one, else into a buffer.
-  std::vector<unsigned char> spare;
+  // The leader folds into the result where it has one, else into `spare`
+  // (allocated by the caller before the agreement).
   unsigned char* acc = nullptr;
-  if (leader) {
-    if (result_here) {
-      acc = static_cast<unsigned char*>(recvbuf);
-    } else {
-      spare.resize(bytes);
-      acc = spare.data();
-    }
-  }
+  if (leader) acc = result_here ? static_cast<unsigned char*>(recvbuf) : spare.data();
   const auto* src = static_cast<const unsigned char*>(in_place ? recvbuf : sendbuf);
   const std::size_t per_round = std::max<std::size_t>(1, hs.slot() / eb);
   const std::size_t scalars = eb / basic_type_size(dtype);
@@ -1553,8 +1550,10 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   Packet pk;
   Reduction red;
   int root = -1;
-  bool result_here = false, in_place = false, fused = false;
+  bool result_here = false, in_place = false, fused = false, via_leaders = false;
   std::size_t bytes = 0;
+  NodeSync* hs = node_step_sync(team);
+  std::vector<unsigned char> spare;  // a leader's partial result, if it has no recvbuf
   agree(team, agreeing, pk, [&] {
     if (root_arg) root = root_of(team, *root_arg);
     red = reduction_of(dtype, op, nelem);
@@ -1564,6 +1563,10 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
     // The spec lets an implementation treat sendbuf == recvbuf as in place.
     in_place = result_here && sendbuf == recvbuf;
     if (!in_place) require_buf(sendbuf, nelem, bytes, "sendbuf");
+    // Allocated here, so that running out of memory fails the call on
+    // every member instead of leaving the leader's node waiting for it.
+    via_leaders = op < DART_OP_LAST && through_leaders(hs, root_arg ? Call::Reduce : Call::Allreduce, bytes);
+    if (via_leaders && hs->leaders() != MPI_COMM_NULL && !result_here) spare.resize(bytes);
     if (!agreeing) return;
     // Small reductions of basic types with predefined operations travel in
     // the packet: the agreement computes them.
@@ -1581,9 +1584,7 @@ void reduce(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datatype
   }
   // MPI ignores recvbuf elsewhere; passing NULL keeps its alias checks quiet.
   void* result = result_here ? recvbuf : nullptr;
-  if (NodeSync* hs = node_step_sync(team);
-      op < DART_OP_LAST && through_leaders(hs, root_arg ? Call::Reduce : Call::Allreduce, bytes))
-    return reduce_leaders(*hs, team, sendbuf, result, in_place, red, dtype, op, root);
+  if (via_leaders) return reduce_leaders(*hs, team, sendbuf, result, in_place, red, dtype, op, root, spare);
   mpi_reduce_pieces(team.comm(), sendbuf, result, in_place, red, root);
   if (result && team.size() == 1 && is_logical_op(op)) to_truth_values(result, nelem, dtype);
 }

@@ -123,6 +123,7 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
       spin_(oversubscribed ? kMinSpin : kMaxSpin) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
+  for (std::size_t u = 1; u < placement_.size(); u += 2) nodes_shared_ = nodes_shared_ || placement_[u] > 0;
   slot_ = std::clamp<std::size_t>((std::size_t(8) << 20) / (2 * static_cast<std::size_t>(n_)), std::size_t(16) << 10,
                                   std::size_t(256) << 10);
   void* base = nullptr;

@@ -144,6 +144,9 @@ class NodeSync {
   // team's units on its node (its member number in this engine there).
   [[nodiscard]] int node_of(int u) const noexcept { return placement_[2 * static_cast<std::size_t>(u)]; }
   [[nodiscard]] int rank_on_node(int u) const noexcept { return placement_[2 * static_cast<std::size_t>(u) + 1]; }
+  // Whether some node holds more than one member (else the leaders are
+  // the whole team).
+  [[nodiscard]] bool nodes_shared() const noexcept { return nodes_shared_; }
 
   // A meeting's verdict as the error this member throws (none if it passed).
   void throw_on(const Verdict& v, Call call) const;
@@ -173,6 +176,7 @@ class NodeSync {
 
   mpi::Comm leaders_;
   std::vector<int> placement_;
+  bool nodes_shared_ = false;
   mpi::Window win_;
   std::vector<Part*> parts_;
   Part* mine_ = nullptr;
@@ -196,9 +200,10 @@ class NodeSync {
 // same point), nullptr when they go through MPI: teams of one, teams across
 // nodes, DART_SHARED_MEMORY=0.
 NodeSync* node_sync(Team& team);
-// The engine of a team across nodes whose units share nodes: the units of
-// each node meet, their first unit speaks for them in MPI (nullptr where
-// node_sync applies, and for teams of one or DART_SHARED_MEMORY=0).
+// The engine of a team across nodes: the units of each node meet (alone,
+// where a node holds one), their first unit speaks for them in MPI
+// (nullptr where node_sync applies, and for teams of one or
+// DART_SHARED_MEMORY=0).
 NodeSync* node_step_sync(Team& team);
 
 // An agreement of the runtime's own collective calls (allocation, free,

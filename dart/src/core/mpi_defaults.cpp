@@ -28,12 +28,12 @@
 // from 39 to 8.7 ms. A user's own setting of the variable is kept.
 //
 // MPICH 4.0's own MPI_Reduce across nodes (its ch4 device collective,
-// which composes an intra-node and an inter-node step) returns wrong
-// results on a communicator whose nodes hold different numbers of its
-// processes: on the rig (2 hosts x 2 processes), a reduce of 1024 or more
-// ints (MPI_SUM) over ranks 1-3 of MPI_COMM_WORLD left 1023 of 1024
+// which composes an intra-node and an inter-node step) can return wrong
+// results: on the rig (2 hosts x 2 processes, placed by host), a reduce of
+// 1024 or more ints (MPI_SUM) over ranks 1-3 of MPI_COMM_WORLD (one
+// process on the first host, two on the second) left 1023 of 1024
 // elements wrong at the root, whichever the root; smaller counts, and
-// MPI_COMM_WORLD and ranks 0-2, were right. DART's flat reduce is that
+// MPI_COMM_WORLD and ranks 0-2 (two, then one), were right. DART's flat reduce is that
 // call, so dart_reduce across hosts was wrong too
 // (multihost.dart_collectives_sizes.h2x2 shows it). With
 // MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0, MPICH takes its generic

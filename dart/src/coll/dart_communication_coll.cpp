@@ -521,10 +521,14 @@ void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem
 // (coll/node_sync.hpp): a collective is one meeting, which carries the
 // agreement and the first slot's worth of data, and as many further
 // meetings as the data need (NodeSync::slot(), up to 256 KiB per member
-// and meeting). Measured with tests/perf/bench_collectives on 2 units
-// under Open MPI, this beats MPI at every size from 1 KiB to 1 MiB
-// (0.33-0.91x): the rounds overlap one member's copy into its slot with
-// the others' copies out of the last round, and buffers stay in cache.
+// and meeting); the rounds overlap one member's copy into its slot with
+// the others' copies out of the last round. Blocks from 16 KiB on skip the
+// slots where the node allows single copy (kSingleCopyFrom below): the
+// first meeting carries buffer addresses, and a second one ends the call.
+// Measured with tests/perf/bench_collectives on 2 units under Open MPI,
+// 1 KiB calls take 0.4-0.6x MPI's time and 64 KiB and 1 MiB calls
+// 0.78-1.0x, but for reductions of 1 MiB (1.1-1.4x), which stay in the
+// slots.
 // Reductions fold the members' parts in team order on every unit that
 // needs the result, so every unit gets the same bits, those of a
 // left-to-right evaluation (user operations: right to left,
@@ -605,6 +609,7 @@ struct SingleCopy {
   // The second meeting: senders may reuse their buffers after it.
   void finish(Call call) {
     const NodeSync::Verdict v = ns.meet(call, Fingerprint{}, err == 0);
+    if (v.other_call_member >= 0) ns.throw_on(v, call);
     if (err != 0) fail(DART_ERR_OTHER, std::string("copying from another member's buffer failed: ") + std::strerror(err));
     if (v.someone_invalid) fail(DART_ERR_OTHER, "another member could not copy from a member's buffer");
   }
@@ -709,7 +714,7 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
   });
   if (direct) {
     SingleCopy copy{ns};
-    if (at_root && !in_place) std::memcpy(recvbuf, src + me * br.block, br.block);
+    if (at_root && !in_place) std::memmove(recvbuf, src + me * br.block, br.block);
     else if (!at_root) copy.from(r, published(ns, r, me * br.block), recvbuf, br.block);
     return copy.finish(Call::Scatter);
   }
@@ -912,6 +917,7 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
   BlockRounds br;
   const char* row = nullptr;
   bool in_place = false, direct = false;
+  std::vector<char> staged;  // single copy in place: the blocks received, moved in after the others have read
   auto fill = [&](std::size_t k) {
     const std::size_t c = br.len(k);
     if (c == 0) return;
@@ -929,19 +935,28 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
     row = in_place ? static_cast<const char*>(recvbuf) : static_cast<const char*>(sendbuf);
     fp.w[1] = block;
     br = block_rounds(block, n - 1, ns.slot());
-    // In place, a member's blocks would change while others copy them.
-    direct = !in_place && single_copy(ns, block);
+    // The path may not depend on in_place, which each member chooses for
+    // itself: in place, the blocks received wait in `staged` (allocated
+    // before the meeting) until the others have copied theirs out of
+    // recvbuf.
+    direct = single_copy(ns, block);
+    if (direct && in_place) staged.resize(total);
     if (direct) publish(ns, row);
     else fill(0);
   });
   auto* dst = static_cast<char*>(recvbuf);
   if (direct) {
     SingleCopy copy{ns};
+    char* to = in_place ? staged.data() : dst;
     for (std::size_t j = 0; j < n; ++j) {
-      if (j != me) copy.from(static_cast<int>(j), published(ns, static_cast<int>(j), me * br.block), dst + j * br.block, br.block);
-      else std::memcpy(dst + me * br.block, row + me * br.block, br.block);
+      if (j != me) copy.from(static_cast<int>(j), published(ns, static_cast<int>(j), me * br.block), to + j * br.block, br.block);
+      else if (!in_place) std::memmove(dst + me * br.block, row + me * br.block, br.block);
     }
-    return copy.finish(Call::Alltoall);
+    copy.finish(Call::Alltoall);
+    if (in_place)
+      for (std::size_t j = 0; j < n; ++j)
+        if (j != me) std::memcpy(dst + j * br.block, staged.data() + j * br.block, br.block);
+    return;
   }
   if (!in_place && br.block > 0) std::memcpy(dst + me * br.block, row + me * br.block, br.block);
   for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {

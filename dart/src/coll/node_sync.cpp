@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -143,7 +144,10 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
   }
   parts_[static_cast<std::size_t>(me_)] = mine_;
   mine_->pid = static_cast<std::int64_t>(getpid());
-  probe_ = 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(mine_->pid);
+  // A value no other process holds at that address by chance (two
+  // processes in different PID namespaces may share a pid and a layout).
+  probe_ = (static_cast<std::uint64_t>(std::random_device{}()) << 32 | std::random_device{}()) ^
+           (static_cast<std::uint64_t>(me_) << 48) ^ static_cast<std::uint64_t>(mine_->pid);
   mine_->probe_addr = reinterpret_cast<std::uintptr_t>(&probe_);
   mine_->probe = probe_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -158,12 +162,18 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
     if (m == me_) continue;
     const Part* part = parts_[static_cast<std::size_t>(m)];
     std::uint64_t word = 0;
-    can = read_from(m, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(part->probe_addr)), &word,
-                    sizeof word) &&
-          word == part->probe;
+    // A member with this process's own pid is in another PID namespace.
+    const bool read = part->pid != mine_->pid &&
+                      read_from(m, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(part->probe_addr)),
+                                &word, sizeof word);
+    can = read && word == part->probe;
     if (!can)
-      log(LogLevel::Info, "dart_init", "collectives of team %d copy through shared memory: process_vm_readv from member %d: %s",
-          static_cast<int>(team_id), m, word != 0 ? "read a wrong value" : std::strerror(errno));
+      log(LogLevel::Info, call_name(Call::NodeStep),
+          "team %d copies large collectives through shared memory: process_vm_readv from member %d: %s",
+          static_cast<int>(team_id), m,
+          part->pid == mine_->pid ? "it has this process's pid (another PID namespace)"
+          : read                  ? "read a wrong value"
+                                  : std::strerror(errno));
   }
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
   single_copy_ = can != 0;

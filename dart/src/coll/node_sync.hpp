@@ -1,7 +1,8 @@
 // Meetings of a team's members through shared memory, for teams whose
 // members all share a node (and DART_SHARED_MEMORY=1).
 //
-// Every collective call of such a team is one or more meetings. In a
+// Every collective call of such a team is one or more meetings (large ones
+// may instead copy between the members' own buffers: see single_copy). In a
 // meeting each member writes what it brings (the call it is in, whether its
 // arguments were valid, a fingerprint of what must match, and a payload)
 // into its own part of a shared window, publishes it with one release

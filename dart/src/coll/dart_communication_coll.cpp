@@ -453,23 +453,22 @@ void gather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_
   });
 }
 
-void allgather_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e,
-                   bool in_place) {
+// In place: every member's own block is already in recvbuf.
+void allgather_mpi(const Team& team, void* recvbuf, std::size_t nelem, const Elem& e) {
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece dst = block_piece(e, nelem, n);
     activity::InMpi in_mpi;
-    mpi_check(MPI_Allgather(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), n, e.type, at(recvbuf, first, e),
+    mpi_check(MPI_Allgather(MPI_IN_PLACE, n, e.type, at(recvbuf, first, e),
                             dst.count, dst.type, team.comm()),
               "MPI_Allgather");
   });
 }
 
-void alltoall_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e,
-                  bool in_place) {
+void alltoall_mpi(const Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem, const Elem& e) {
   for_each_piece(nelem, piece_limit(e, team.size()), [&](std::size_t first, int n) {
     const BlockPiece blk = block_piece(e, nelem, n);
     activity::InMpi in_mpi;
-    mpi_check(MPI_Alltoall(in_place ? MPI_IN_PLACE : at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
+    mpi_check(MPI_Alltoall(at(sendbuf, first, e), blk.count, blk.type, at(recvbuf, first, e),
                            blk.count, blk.type, team.comm()),
               "MPI_Alltoall");
   });
@@ -492,6 +491,9 @@ void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem
   const auto me = static_cast<std::size_t>(team.myid());
   char* own = at(recvbuf, recvdispls[me], e);
   const bool in_place = !sendbuf || sendbuf == recvbuf || sendbuf == own;
+  // MPI wants MPI_IN_PLACE on all members or none, DART lets each choose:
+  // every member puts its block in place first.
+  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
   if (span <= piece_limit(e, 1)) {
     // Every count and displacement fits in int: one MPI call.
     std::vector<int> counts(static_cast<std::size_t>(size));
@@ -501,14 +503,13 @@ void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem
       displs[i] = nrecvelem[i] == 0 ? 0 : static_cast<int>(recvdispls[i]);
     }
     activity::InMpi in_mpi;
-    mpi_check(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, counts[me], e.type, recvbuf, counts.data(),
+    mpi_check(MPI_Allgatherv(MPI_IN_PLACE, counts[me], e.type, recvbuf, counts.data(),
                              displs.data(), e.type, team.comm()),
               "MPI_Allgatherv");
     return;
   }
   // Beyond int, MPI-3's allgatherv cannot address the blocks: every member
   // broadcasts its block in turn, each broadcast cut into pieces.
-  if (!in_place && nsendelem > 0) std::memmove(own, sendbuf, nsendelem * e.bytes);
   for (int i = 0; i < size; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (nrecvelem[u] > 0) bcast_pieces(team.comm(), at(recvbuf, recvdispls[u], e), nrecvelem[u], e, i);
@@ -1174,7 +1175,10 @@ void allgather(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_datat
     copy_bytes(recvbuf, pk.payload(), total);
     return;
   }
-  allgather_mpi(team, sendbuf, recvbuf, nelem, e, in_place);
+  // MPI wants MPI_IN_PLACE on all members or none, DART lets each choose:
+  // every member puts its block in place first.
+  if (!in_place) copy_bytes(at(recvbuf, me * nelem, e), sendbuf, block);
+  allgather_mpi(team, recvbuf, nelem, e);
 }
 
 void allgatherv(const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype, void* recvbuf,
@@ -1233,12 +1237,18 @@ void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_dataty
   Elem e;
   bool in_place = false, fused = false;
   std::size_t block = 0;
+  // MPI wants MPI_IN_PLACE on all members or none, DART lets each choose:
+  // a member in place sends from a copy of recvbuf instead (made before
+  // the agreement, so running out of memory fails the call everywhere).
+  std::vector<char> staged;
   agree(team, agreeing, pk, [&] {
     e = elem_of(dtype);
     const std::size_t total = blocks_bytes(nelem, team.size(), e);
     block = nelem * e.bytes;
     require_buf(recvbuf, nelem, total, "recvbuf");
     in_place = !sendbuf || sendbuf == recvbuf;
+    if (in_place && !(agreeing && total <= kPayloadBytes / size))
+      staged.assign(static_cast<const char*>(recvbuf), static_cast<const char*>(recvbuf) + total);
     if (!agreeing) return;
     fused = total <= kPayloadBytes / size;  // size x size blocks
     pk.fingerprint(Kind::Alltoall, -1, false, 0, block, 0);
@@ -1251,7 +1261,7 @@ void alltoall(const void* sendbuf, void* recvbuf, std::size_t nelem, dart_dataty
       copy_bytes(static_cast<char*>(recvbuf) + i * block, pk.payload() + (i * size + me) * block, block);
     return;
   }
-  alltoall_mpi(team, sendbuf, recvbuf, nelem, e, in_place);
+  alltoall_mpi(team, in_place ? staged.data() : sendbuf, recvbuf, nelem, e);
 }
 
 // ---- reductions ------------------------------------------------------------------------

@@ -1456,6 +1456,14 @@ void mpi_reduce_pieces(MPI_Comm comm, const void* sendbuf, void* result, bool in
   });
 }
 
+// acc = the members' parts of the last meeting (c bytes each, `scalars`
+// scalars of dtype) folded left to right with a predefined operation.
+void fold_parts(const NodeSync& ns, dart_datatype_t dtype, dart_operation_t op, unsigned char* acc, std::size_t c,
+                std::size_t scalars) {
+  std::memcpy(acc, ns.in(0, c), c);
+  for (int m = 1; m < ns.size(); ++m) combine_payload(dtype, op, ns.in(m, c), acc, scalars);
+}
+
 // dart_reduce / dart_allreduce of a team on one node: every member's
 // contribution in its slot, folded in team order where the result goes, in
 // rounds of whole elements that fit a slot. An element larger than a slot
@@ -1514,8 +1522,7 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
         std::memcpy(acc, ns.in(n - 1, c), c);
         for (int m = n - 2; m >= 0; --m) red.user.fn(ns.in(m, c), acc, cnt, red.user.userdata);
       } else {
-        std::memcpy(acc, ns.in(0, c), c);
-        for (int m = 1; m < n; ++m) combine_payload(dtype, op, ns.in(m, c), acc, cnt * scalars);
+        fold_parts(ns, dtype, op, acc, c, cnt * scalars);
       }
     }
     if (red.count == 0) break;
@@ -1550,9 +1557,7 @@ void reduce_leaders(NodeSync& hs, const Team& team, const void* sendbuf, void* r
     std::memcpy(hs.out(c), src + first * eb, c);
     next_round(hs, Call::NodeStep);
     if (!leader) continue;
-    unsigned char* a = acc + first * eb;
-    std::memcpy(a, hs.in(0, c), c);
-    for (int m = 1; m < hs.size(); ++m) combine_payload(dtype, op, hs.in(m, c), a, cnt * scalars);
+    fold_parts(hs, dtype, op, acc + first * eb, c, cnt * scalars);
   }
   const int root_node = root < 0 ? -1 : hs.node_of(root);
   if (leader) {

@@ -145,6 +145,10 @@ class Impl {
   // the next sync's operations into, so a steady stream of syncs neither
   // allocates nor page-faults a buffer each time.
   static constexpr std::uint64_t kKeepRecv = 64u << 20;
+  // How much of the receive buffer's room is touched while recording
+  // (the constructor says why). A bound on what a rank whose peers
+  // publish less than it does holds for nothing until the sync.
+  static constexpr std::uint64_t kWarmRecv = 16u << 20;
   // A sync's operations above this size are applied at once.
   static constexpr std::uint64_t kMaxBacklog = 256u << 20;
   ByteBuffer spare_;

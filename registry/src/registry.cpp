@@ -98,8 +98,10 @@ Impl::Impl(Comm comm, int rank, int size, const Options& options, std::string wo
   // At sync the pending operations grow in place into the receive buffer,
   // which holds every rank's: room for as many contributions as there are
   // ranks (looking at most kKeepRecv ahead) spares the move, and a copy in
-  // fresh memory, when they are alike.
-  pending_.set_growth(static_cast<std::size_t>(size), kKeepRecv);
+  // fresh memory, when they are alike; touching up to kWarmRecv of that
+  // room while recording keeps the kernel's clearing of fresh pages out
+  // of the exchange, where every rank would wait for it.
+  pending_.set_growth(static_cast<std::size_t>(size), kKeepRecv, kWarmRecv);
 }
 
 Impl::~Impl() {

@@ -47,3 +47,8 @@ add_mpi_test(dart_collectives_sizes_nochecks EXECUTABLE dart_collectives_sizes L
 # shared-memory slots, the path of nodes that forbid it.
 add_mpi_test(dart_collectives_sizes_slots EXECUTABLE dart_collectives_sizes LABELS dart
   RANKS 2 3 MPICH_RANKS 2 TIMEOUT 120 ENVIRONMENT "DART_COLLECTIVE_SINGLE_COPY=0")
+
+# A single copy the kernel refuses after the probe (here a seccomp filter on
+# the odd units) falls back to the slots on every member instead of failing.
+add_mpi_test(dart_collectives_refused_copy SOURCES test_collectives_refused_copy.cpp LIBRARIES DART::dart
+  LABELS dart RANKS 2 3 4 MPICH_RANKS 2 3 TIMEOUT 60)

@@ -598,21 +598,38 @@ const char* published(const NodeSync& ns, int m, std::size_t offset = 0) {
   return reinterpret_cast<const char*>(static_cast<std::uintptr_t>(a)) + offset;
 }
 
-// Copies of one single-copy collective on one member; a failed copy (the
-// kernel refused, or a sender's range was not mapped) is remembered, so
-// the call still reaches its second meeting and fails on every member.
+// Copies of one single-copy collective on one member. A refused copy is
+// remembered, so the call still reaches its second meeting, where every
+// member learns of it.
 struct SingleCopy {
   NodeSync& ns;
   int err = 0;
+  int refused_by = -1;  // the member whose buffer this member could not read
   void from(int m, const char* remote, void* local, std::size_t bytes) {
-    if (err == 0 && bytes > 0 && !ns.read_from(m, remote, local, bytes)) err = errno;
+    if (err == 0 && bytes > 0 && !ns.read_from(m, remote, local, bytes)) {
+      err = errno;
+      refused_by = m;
+    }
   }
-  // The second meeting: senders may reuse their buffers after it.
-  void finish(Call call) {
+  // The second meeting: senders may reuse their buffers after it. False
+  // when some member's copy was refused: the probe passed, but the kernel
+  // will not read some buffers across processes (VM_IO or VM_PFNMAP
+  // mappings such as device memory), or a seccomp filter came after the
+  // probe. Every member sees it in the same meeting, turns single copy off
+  // for the team's later calls, and runs the call again through the slots
+  // (which copy with plain loads and stores); no member has written
+  // anything a sender reads.
+  [[nodiscard]] bool finish(Call call) {
     const NodeSync::Verdict v = ns.meet(call, Fingerprint{}, err == 0);
     if (v.other_call_member >= 0) ns.throw_on(v, call);
-    if (err != 0) fail(DART_ERR_OTHER, std::string("copying from another member's buffer failed: ") + std::strerror(err));
-    if (v.someone_invalid) fail(DART_ERR_OTHER, "another member could not copy from a member's buffer");
+    if (!v.someone_invalid) return true;
+    if (err != 0)
+      log(LogLevel::Warn, call_name(call),
+          "process_vm_readv from member %d failed (%s): team %d copies its large collectives through shared memory "
+          "from now on",
+          refused_by, std::strerror(err), static_cast<int>(ns.team_id()));
+    ns.stop_single_copy();
+    return false;
   }
 };
 
@@ -637,7 +654,8 @@ void bcast_node(NodeSync& ns, Team& team, void* buf, std::size_t nelem, dart_dat
   if (direct) {
     SingleCopy copy{ns};
     if (ns.me() != r) copy.from(r, published(ns, r), b, bytes);
-    return copy.finish(Call::Bcast);
+    if (copy.finish(Call::Bcast)) return;
+    return bcast_node(ns, team, buf, nelem, dtype, root);
   }
   // Round k carries bytes [k * chunk, (k + 1) * chunk); the root fills the
   // next round while the others still copy out of the last one.
@@ -717,7 +735,8 @@ void scatter_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, 
     SingleCopy copy{ns};
     if (at_root && !in_place) std::memmove(recvbuf, src + me * br.block, br.block);
     else if (!at_root) copy.from(r, published(ns, r, me * br.block), recvbuf, br.block);
-    return copy.finish(Call::Scatter);
+    if (copy.finish(Call::Scatter)) return;
+    return scatter_node(ns, team, sendbuf, recvbuf, nelem, dtype, root);
   }
   for (std::size_t k = 0, rounds = br.rounds(); k < rounds; ++k) {
     if (k > 0) {
@@ -791,12 +810,13 @@ void gather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
   if (direct) {
     SingleCopy copy{ns};
     if (ns.me() == r) gather_direct(copy, static_cast<const char*>(sendbuf), static_cast<char*>(recvbuf), block, in_place);
-    return copy.finish(Call::Gather);
+    if (copy.finish(Call::Gather)) return;
+    return gather_node(ns, team, sendbuf, recvbuf, nelem, dtype, root);
   }
   gather_rounds(ns, Call::Gather, r, static_cast<const char*>(sendbuf), static_cast<char*>(recvbuf), block, in_place);
 }
 
-void allgather_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std::size_t nelem,
+void allgather_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
                     dart_datatype_t dtype) {
   std::size_t block = 0;
   bool in_place = false, direct = false;
@@ -817,7 +837,8 @@ void allgather_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std
   if (direct) {
     SingleCopy copy{ns};
     gather_direct(copy, own, static_cast<char*>(recvbuf), block, in_place);
-    return copy.finish(Call::Allgather);
+    if (copy.finish(Call::Allgather)) return;
+    return allgather_node(ns, team, sendbuf, recvbuf, nelem, dtype);
   }
   gather_rounds(ns, Call::Allgather, -1, own, static_cast<char*>(recvbuf), block, in_place);
 }
@@ -842,7 +863,7 @@ std::size_t allgatherv_span(const std::size_t* nrecvelem, const std::size_t* rec
   return span;
 }
 
-void allgatherv_node(NodeSync& ns, Team&, const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype,
+void allgatherv_node(NodeSync& ns, Team& team, const void* sendbuf, std::size_t nsendelem, dart_datatype_t dtype,
                      void* recvbuf, const std::size_t* nrecvelem, const std::size_t* recvdispls) {
   const auto me = static_cast<std::size_t>(ns.me());
   const auto n = static_cast<std::size_t>(ns.size());
@@ -881,7 +902,8 @@ void allgatherv_node(NodeSync& ns, Team&, const void* sendbuf, std::size_t nsend
       if (i != me) copy.from(static_cast<int>(i), published(ns, static_cast<int>(i)), to, b);
       else if (!in_place && b > 0) std::memmove(to, own, b);
     }
-    return copy.finish(Call::Allgatherv);
+    if (copy.finish(Call::Allgatherv)) return;
+    return allgatherv_node(ns, team, sendbuf, nsendelem, dtype, recvbuf, nrecvelem, recvdispls);
   }
   const std::size_t most = largest * eb;
   const std::size_t rounds = most == 0 ? 1 : (most + step - 1) / step;
@@ -905,7 +927,7 @@ void allgatherv_node(NodeSync& ns, Team&, const void* sendbuf, std::size_t nsend
   }
 }
 
-void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std::size_t nelem,
+void alltoall_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, std::size_t nelem,
                    dart_datatype_t dtype) {
   const auto n = static_cast<std::size_t>(ns.size());
   const auto me = static_cast<std::size_t>(ns.me());
@@ -953,7 +975,7 @@ void alltoall_node(NodeSync& ns, Team&, const void* sendbuf, void* recvbuf, std:
       if (j != me) copy.from(static_cast<int>(j), published(ns, static_cast<int>(j), me * br.block), to + j * br.block, br.block);
       else if (!in_place) std::memmove(dst + me * br.block, row + me * br.block, br.block);
     }
-    copy.finish(Call::Alltoall);
+    if (!copy.finish(Call::Alltoall)) return alltoall_node(ns, team, sendbuf, recvbuf, nelem, dtype);
     if (in_place)
       for (std::size_t j = 0; j < n; ++j)
         if (j != me) std::memcpy(dst + j * br.block, staged.data() + j * br.block, br.block);

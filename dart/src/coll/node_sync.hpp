@@ -132,6 +132,10 @@ class NodeSync {
   // that one core has just written crosses to another. Off with
   // DART_COLLECTIVE_SINGLE_COPY=0.
   [[nodiscard]] bool single_copy() const noexcept { return single_copy_; }
+  // Turns single copy off for the engine's later calls. Every member calls
+  // it after the same meeting, so they keep agreeing.
+  void stop_single_copy() noexcept { single_copy_ = false; }
+  [[nodiscard]] dart_team_t team_id() const noexcept { return team_id_; }
   // Copies `bytes` from address `from` in member m's memory to `to`;
   // false (errno set) if the kernel refused or the range is not mapped.
   bool read_from(int m, const void* from, void* to, std::size_t bytes) const noexcept;

@@ -9,7 +9,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace dart {
 
@@ -62,32 +64,37 @@ void read_bytes(const char* name, std::size_t* field) {
     log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected a positive size such as 64M", name, v);
 }
 
-// A boolean variable: 1/ON/YES/TRUE or 0/OFF/NO/FALSE, any case.
-void read_flag(const char* name, bool* out) {
-  const char* v = std::getenv(name);
-  if (!v) return;
-  const std::string s = upper(v);
-  if (s == "0" || s == "OFF" || s == "NO" || s == "FALSE") *out = false;
-  else if (s == "1" || s == "ON" || s == "YES" || s == "TRUE") *out = true;
-  else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected 0 or 1", name, v);
-}
-
 // A text variable; unset and empty both leave `field` as it is.
 void read_text(const char* name, std::string* field) {
   const char* v = std::getenv(name);
   if (v && *v) *field = v;
 }
 
-void read_stdin_mode(Config::StdinMode* mode) {
-  const char* v = std::getenv("DART_STDIN");
+// A variable that names one of `choices` (any case; `prefix`, if given,
+// may come first, as in DART_LOGLEVEL_INFO). Unset or empty leaves *out as
+// it is; anything else is logged at `level` with what was expected.
+template <class T>
+void read_choice(const char* name, std::initializer_list<std::pair<const char*, T>> choices, const char* expected,
+                 T* out, LogLevel level = LogLevel::Warn, const char* prefix = nullptr) {
+  const char* v = std::getenv(name);
   if (!v || !*v) return;
-  const std::string s = upper(v);
-  if (s == "AUTO") *mode = Config::StdinMode::Auto;
-  else if (s == "ON") *mode = Config::StdinMode::On;
-  else if (s == "OFF") *mode = Config::StdinMode::Off;
-  // An error, not a warning: with the default log level the user learns
-  // that the stdin path did not do what was asked.
-  else log(LogLevel::Error, "dart_init", "ignoring DART_STDIN=\"%s\": expected auto, on or off", v);
+  std::string s = upper(v);
+  if (prefix && s.rfind(prefix, 0) == 0) s = s.substr(std::strlen(prefix));
+  for (const auto& [text, value] : choices) {
+    if (s == text) {
+      *out = value;
+      return;
+    }
+  }
+  log(level, "dart_init", "ignoring %s=\"%s\": expected %s", name, v, expected);
+}
+
+// A boolean variable: 1/ON/YES/TRUE or 0/OFF/NO/FALSE, any case.
+void read_flag(const char* name, bool* out) {
+  read_choice<bool>(name,
+                    {{"0", false}, {"OFF", false}, {"NO", false}, {"FALSE", false},
+                     {"1", true}, {"ON", true}, {"YES", true}, {"TRUE", true}},
+                    "0 or 1", out);
 }
 
 }  // namespace
@@ -96,19 +103,16 @@ bool read_mpi_defaults_flag() noexcept { return mpifix::defaults_enabled(); }
 
 Config read_config() {
   Config cfg;
-  if (const char* v = std::getenv("DART_LOG_LEVEL")) {
-    std::string s = upper(v);
-    if (s.rfind("DART_LOGLEVEL_", 0) == 0) s = s.substr(14);
-    if (s == "OFF" || s == "NONE") cfg.log_level = LogLevel::Off;
-    else if (s == "ERROR") cfg.log_level = LogLevel::Error;
-    else if (s == "WARN" || s == "WARNING") cfg.log_level = LogLevel::Warn;
-    else if (s == "INFO") cfg.log_level = LogLevel::Info;
-    else if (s == "DEBUG") cfg.log_level = LogLevel::Debug;
-    else if (s == "TRACE") cfg.log_level = LogLevel::Trace;
-    else
-      log(LogLevel::Warn, "dart_init",
-          "ignoring DART_LOG_LEVEL=\"%s\": expected OFF, ERROR, WARN, INFO, DEBUG or TRACE", v);
-  }
+  read_choice<LogLevel>("DART_LOG_LEVEL",
+                        {{"OFF", LogLevel::Off},
+                         {"NONE", LogLevel::Off},
+                         {"ERROR", LogLevel::Error},
+                         {"WARN", LogLevel::Warn},
+                         {"WARNING", LogLevel::Warn},
+                         {"INFO", LogLevel::Info},
+                         {"DEBUG", LogLevel::Debug},
+                         {"TRACE", LogLevel::Trace}},
+                        "OFF, ERROR, WARN, INFO, DEBUG or TRACE", &cfg.log_level, LogLevel::Warn, "DART_LOGLEVEL_");
   set_log_level(cfg.log_level);
   read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
@@ -124,19 +128,15 @@ Config read_config() {
       log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT=\"%s\": expected seconds (0 = never)", v);
     else cfg.collective_timeout_s = s;
   }
-  if (const char* v = std::getenv("DART_COLLECTIVE_TIMEOUT_ACTION"); v && *v) {
-    const std::string s = upper(v);
-    if (s == "ABORT") cfg.collective_timeout_abort = true;
-    else if (s == "WARN") cfg.collective_timeout_abort = false;
-    else log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT_ACTION=\"%s\": expected warn or abort", v);
-  }
-  if (const char* v = std::getenv("DART_COLLECTIVE_HIERARCHY"); v && *v) {
-    const std::string s = upper(v);
-    if (s == "AUTO") cfg.collective_hierarchy = Config::Hierarchy::Auto;
-    else if (s == "ON" || s == "1") cfg.collective_hierarchy = Config::Hierarchy::On;
-    else if (s == "OFF" || s == "0") cfg.collective_hierarchy = Config::Hierarchy::Off;
-    else log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_HIERARCHY=\"%s\": expected auto, on or off", v);
-  }
+  read_choice<bool>("DART_COLLECTIVE_TIMEOUT_ACTION", {{"ABORT", true}, {"WARN", false}}, "warn or abort",
+                    &cfg.collective_timeout_abort);
+  read_choice<Config::Hierarchy>("DART_COLLECTIVE_HIERARCHY",
+                                 {{"AUTO", Config::Hierarchy::Auto},
+                                  {"ON", Config::Hierarchy::On},
+                                  {"1", Config::Hierarchy::On},
+                                  {"OFF", Config::Hierarchy::Off},
+                                  {"0", Config::Hierarchy::Off}},
+                                 "auto, on or off", &cfg.collective_hierarchy);
   if (const char* v = std::getenv("DASH_MAX_SHMEM_MBPS")) {
     errno = 0;
     char* end = nullptr;
@@ -163,7 +163,12 @@ Config read_config() {
       log(LogLevel::Warn, "dart_init", "ignoring DART_PROGRESS_INTERVAL_US=\"%s\": expected 0 ... 1000000", v);
     else cfg.progress_interval_us = static_cast<unsigned>(us);
   }
-  read_stdin_mode(&cfg.stdin_mode);
+  // An error, not a warning: with the default log level the user learns
+  // that the stdin path did not do what was asked.
+  read_choice<Config::StdinMode>(
+      "DART_STDIN",
+      {{"AUTO", Config::StdinMode::Auto}, {"ON", Config::StdinMode::On}, {"OFF", Config::StdinMode::Off}},
+      "auto, on or off", &cfg.stdin_mode, LogLevel::Error);
   read_text("DART_STDIN_TARGET", &cfg.stdin_target);
   cfg.stdin_target = lower(cfg.stdin_target);  // "ALL" and "all" alike
   read_text("DART_STDIN_SERVER", &cfg.stdin_server);

@@ -633,6 +633,22 @@ struct SingleCopy {
   }
 };
 
+// A broadcast of `bytes` among the members of a node engine from member
+// `src`, in rounds of one slot (none if bytes is 0); `dst` is the one
+// member that takes the data (the others only take part), or -1 for all.
+// The source fills the next round while the others still copy out of the
+// last one.
+void slot_bcast(NodeSync& ns, Call call, char* buf, std::size_t bytes, int src, int dst = -1) {
+  const std::size_t chunk = ns.slot();
+  const bool takes = ns.me() != src && (dst < 0 || dst == ns.me());
+  for (std::size_t off = 0; off < bytes; off += chunk) {
+    const std::size_t c = std::min(chunk, bytes - off);
+    if (ns.me() == src) std::memcpy(ns.out(c), buf + off, c);
+    next_round(ns, call);
+    if (takes) std::memcpy(buf + off, ns.in(src, c), c);
+  }
+}
+
 void bcast_node(NodeSync& ns, Team& team, void* buf, std::size_t nelem, dart_datatype_t dtype,
                 dart_team_unit_t root) {
   int r = 0;
@@ -657,17 +673,10 @@ void bcast_node(NodeSync& ns, Team& team, void* buf, std::size_t nelem, dart_dat
     if (copy.finish(Call::Bcast)) return;
     return bcast_node(ns, team, buf, nelem, dtype, root);
   }
-  // Round k carries bytes [k * chunk, (k + 1) * chunk); the root fills the
-  // next round while the others still copy out of the last one.
-  for (std::size_t off = 0; off < bytes;) {
-    const std::size_t c = std::min(chunk, bytes - off);
-    if (ns.me() != r) std::memcpy(b + off, ns.in(r, c), c);
-    off += c;
-    if (off >= bytes) break;
-    const std::size_t next = std::min(chunk, bytes - off);
-    if (ns.me() == r) std::memcpy(ns.out(next), b + off, next);
-    next_round(ns, Call::Bcast);
-  }
+  // The first chunk came with the agreement; the rest in rounds.
+  const std::size_t first = std::min(chunk, bytes);
+  if (ns.me() != r && first > 0) std::memcpy(b, ns.in(r, first), first);
+  slot_bcast(ns, Call::Bcast, b + first, bytes - first, r);
 }
 
 // Rounds of a collective that moves a piece of each of n blocks of `block`
@@ -1044,20 +1053,6 @@ bool through_leaders(const NodeSync* hs, Call call, std::size_t bytes) {
   return call == Call::Bcast && bytes >= kBcastFrom && bytes < kBcastBelow;
 }
 
-// A broadcast among the members of a node engine from member `src`, in
-// rounds of one slot; `dst` is the one member that takes the data (the
-// others only take part), or -1 for all.
-void node_bcast(NodeSync& ns, char* buf, std::size_t bytes, int src, int dst = -1) {
-  const std::size_t chunk = ns.slot();
-  const bool takes = ns.me() != src && (dst < 0 || dst == ns.me());
-  for (std::size_t off = 0; off < bytes; off += chunk) {
-    const std::size_t c = std::min(chunk, bytes - off);
-    if (ns.me() == src) std::memcpy(ns.out(c), buf + off, c);
-    next_round(ns, Call::NodeStep);
-    if (takes) std::memcpy(buf + off, ns.in(src, c), c);
-  }
-}
-
 // dart_bcast through the leaders, after the agreement: root's node first
 // (the root hands the data to its node, leader included), then the leaders
 // from the root's node, then every other node from its leader.
@@ -1066,9 +1061,9 @@ void bcast_leaders(NodeSync& hs, const Team& team, void* buf, std::size_t nelem,
   const std::size_t bytes = nelem * e.bytes;
   const int root_node = hs.node_of(root);
   const bool on_root_node = hs.node_of(team.myid()) == root_node;
-  if (on_root_node) node_bcast(hs, b, bytes, hs.rank_on_node(root));
+  if (on_root_node) slot_bcast(hs, Call::NodeStep, b, bytes, hs.rank_on_node(root));
   if (hs.leaders() != MPI_COMM_NULL) bcast_pieces(hs.leaders(), buf, nelem, e, root_node);
-  if (!on_root_node) node_bcast(hs, b, bytes, 0);
+  if (!on_root_node) slot_bcast(hs, Call::NodeStep, b, bytes, 0);
 }
 
 void bcast(void* buf, std::size_t nelem, dart_datatype_t dtype, dart_team_unit_t root, dart_team_t teamid) {
@@ -1588,9 +1583,9 @@ void reduce_leaders(NodeSync& hs, const Team& team, const void* sendbuf, void* r
   }
   // The leader sends from what it folded; the others receive into recvbuf.
   auto* buf = reinterpret_cast<char*>(leader ? acc : static_cast<unsigned char*>(recvbuf));
-  if (root < 0) node_bcast(hs, buf, bytes, 0);
+  if (root < 0) slot_bcast(hs, Call::NodeStep, buf, bytes, 0);
   else if (hs.node_of(team.myid()) == root_node && hs.rank_on_node(root) != 0)
-    node_bcast(hs, buf, bytes, 0, hs.rank_on_node(root));
+    slot_bcast(hs, Call::NodeStep, buf, bytes, 0, hs.rank_on_node(root));
 }
 
 // dart_reduce (root given) and dart_allreduce (root NULL).

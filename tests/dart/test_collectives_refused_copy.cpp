@@ -10,7 +10,8 @@
 // before the odd units install a seccomp filter that makes
 // process_vm_readv fail with EPERM. Then each team's first large call
 // meets the refusal on the odd units (receivers of bcast, scatter,
-// allgather(v) and alltoall; gather's root is unit 1) and is checked byte
+// allgather(v) and alltoall; the root, unit 1, of gather and reduce; the
+// folding members of allreduce) and is checked byte
 // by byte on every unit, and so is a second call on the same team. Every
 // buffer is refilled with a different pattern before each call, so a block
 // not moved, or moved from the wrong place, shows.
@@ -37,6 +38,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -158,6 +160,23 @@ BOOST_FIXTURE_TEST_CASE(refused_copies_fall_back_to_the_slots, dartcheck::PlainD
     BOOST_CHECK_MESSAGE(at < 0, "rank " << me << ": " << what << ": block of unit " << u << " wrong at byte " << at
                                         << " (salt " << salt << ")");
   };
+  // Sums of longs, 64 KiB of them: unit u contributes u * 1000003 + i * salt
+  // at element i.
+  const std::size_t nl = kBlock / sizeof(long);
+  std::vector<long> lsend(nl), lrecv(nl);
+  auto reduction = [&](dart_team_t t, int salt, int root) {
+    for (std::size_t i = 0; i < nl; ++i) lsend[i] = static_cast<long>(me) * 1000003 + static_cast<long>(i) * salt;
+    std::fill(lrecv.begin(), lrecv.end(), -1L);
+    if (root >= 0) CHECK_OK(dart_reduce(lsend.data(), lrecv.data(), nl, DART_TYPE_LONG, DART_OP_SUM, dart_team_unit_t{root}, t));
+    else CHECK_OK(dart_allreduce(lsend.data(), lrecv.data(), nl, DART_TYPE_LONG, DART_OP_SUM, t));
+    if (root >= 0 && me != root) return;
+    const long units = n;
+    long wrong = -1;
+    for (std::size_t i = 0; i < nl && wrong < 0; ++i)
+      if (lrecv[i] != units * (units - 1) / 2 * 1000003 + units * static_cast<long>(i) * salt) wrong = static_cast<long>(i);
+    BOOST_CHECK_MESSAGE(wrong < 0, "rank " << me << ": " << (root >= 0 ? "reduce" : "allreduce") << " wrong at element "
+                                           << wrong << " (salt " << salt << ")");
+  };
   std::vector<Case> cases = {
       {"bcast",
        [&](dart_team_t t, int salt) {
@@ -210,6 +229,10 @@ BOOST_FIXTURE_TEST_CASE(refused_copies_fall_back_to_the_slots, dartcheck::PlainD
          for (std::size_t i = 0; i < un; ++i)
            check(recv.data() + i * kBlock, kBlock, static_cast<int>(i * un + ume), salt, "alltoall in place");
        }},
+      {"reduce (root 1)",
+       [&](dart_team_t t, int salt) { reduction(t, salt, 1); }},
+      {"allreduce",
+       [&](dart_team_t t, int salt) { reduction(t, salt, -1); }},
   };
   for (Case& c : cases) c.team = whole_team();
 

@@ -234,41 +234,52 @@ struct Arith<T, true> {
   using type = unsigned long long;  // wraps; truncating the result is exact
 };
 
-// b = a op b element-wise over n scalars of T (unaligned; a fold calls it
-// with b the running result). The operation is chosen once per call, not
-// per element, so the loops vectorise.
+// out = a op b element-wise over n scalars of T, a from `in` and b from
+// `from` (unaligned; a fold calls it with b the running result, usually
+// from == out). The operation is chosen once per call, not per element,
+// so the loops vectorise.
 template <class T, class F>
-void combine_each(const unsigned char* in, unsigned char* io, std::size_t n, F f) {
+void combine_each(const unsigned char* in, const unsigned char* from, unsigned char* out, std::size_t n, F f) {
+  // Element i reads in[i] and from[i] and writes out[i] only; `in` never
+  // overlaps `out`, and `from` is `out` or apart from it.
+#pragma omp simd
   for (std::size_t i = 0; i < n; ++i) {
     T a, b;
     std::memcpy(&a, in + i * sizeof(T), sizeof(T));
-    std::memcpy(&b, io + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, from + i * sizeof(T), sizeof(T));
     b = f(a, b);
-    std::memcpy(io + i * sizeof(T), &b, sizeof(T));
+    std::memcpy(out + i * sizeof(T), &b, sizeof(T));
   }
+}
+template <class T, class F>
+void combine_each(const unsigned char* in, unsigned char* io, std::size_t n, F f) {
+  combine_each<T>(in, io, io, n, f);
 }
 
 template <class T>
-void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char* io, std::size_t n) {
+void combine_scalars(dart_operation_t op, const unsigned char* in, const unsigned char* from, unsigned char* io,
+                     std::size_t n) {
   using A = typename Arith<T>::type;
   switch (op) {
-    case DART_OP_MIN: combine_each<T>(in, io, n, [](T a, T b) { return a < b ? a : b; }); return;
-    case DART_OP_MAX: combine_each<T>(in, io, n, [](T a, T b) { return a > b ? a : b; }); return;
+    case DART_OP_MIN: combine_each<T>(in, from, io, n, [](T a, T b) { return a < b ? a : b; }); return;
+    case DART_OP_MAX: combine_each<T>(in, from, io, n, [](T a, T b) { return a > b ? a : b; }); return;
     case DART_OP_SUM:
-      combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); });
+      combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); });
       return;
     case DART_OP_PROD:
-      combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); });
+      combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); });
       return;
-    case DART_OP_LAND: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) && (b != 0)); }); return;
-    case DART_OP_LOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) || (b != 0)); }); return;
-    case DART_OP_LXOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>((a != 0) != (b != 0)); }); return;
+    case DART_OP_LAND: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>((a != 0) && (b != 0)); }); return;
+    case DART_OP_LOR: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>((a != 0) || (b != 0)); }); return;
+    case DART_OP_LXOR: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>((a != 0) != (b != 0)); }); return;
     case DART_OP_MINMAX:
       // Pairs: the first component reduces with min, the second with max.
       for (std::size_t i = 0; i + 1 < n; i += 2) {
-        combine_each<T>(in + (i + DART_OP_MINMAX_MIN) * sizeof(T), io + (i + DART_OP_MINMAX_MIN) * sizeof(T), 1,
+        combine_each<T>(in + (i + DART_OP_MINMAX_MIN) * sizeof(T), from + (i + DART_OP_MINMAX_MIN) * sizeof(T),
+                        io + (i + DART_OP_MINMAX_MIN) * sizeof(T), 1,
                         [](T a, T b) { return a < b ? a : b; });
-        combine_each<T>(in + (i + DART_OP_MINMAX_MAX) * sizeof(T), io + (i + DART_OP_MINMAX_MAX) * sizeof(T), 1,
+        combine_each<T>(in + (i + DART_OP_MINMAX_MAX) * sizeof(T), from + (i + DART_OP_MINMAX_MAX) * sizeof(T),
+                        io + (i + DART_OP_MINMAX_MAX) * sizeof(T), 1,
                         [](T a, T b) { return a > b ? a : b; });
       }
       return;
@@ -276,30 +287,37 @@ void combine_scalars(dart_operation_t op, const unsigned char* in, unsigned char
   }
   if constexpr (std::is_integral<T>::value) {
     switch (op) {
-      case DART_OP_BAND: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a & b); }); return;
-      case DART_OP_BOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a | b); }); return;
-      case DART_OP_BXOR: combine_each<T>(in, io, n, [](T a, T b) { return static_cast<T>(a ^ b); }); return;
+      case DART_OP_BAND: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>(a & b); }); return;
+      case DART_OP_BOR: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>(a | b); }); return;
+      case DART_OP_BXOR: combine_each<T>(in, from, io, n, [](T a, T b) { return static_cast<T>(a ^ b); }); return;
       default: break;
     }
   }
 }
 
-void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in, unsigned char* io,
-                     std::size_t n) {
+// io = in op from, element-wise over n scalars of basic type t (from may be
+// io itself: see the overload below).
+void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in, const unsigned char* from,
+                     unsigned char* io, std::size_t n) {
   switch (t) {
-    case DART_TYPE_BYTE: combine_scalars<unsigned char>(op, in, io, n); return;
-    case DART_TYPE_SHORT: combine_scalars<short>(op, in, io, n); return;
-    case DART_TYPE_INT: combine_scalars<int>(op, in, io, n); return;
-    case DART_TYPE_UINT: combine_scalars<unsigned int>(op, in, io, n); return;
-    case DART_TYPE_LONG: combine_scalars<long>(op, in, io, n); return;
-    case DART_TYPE_ULONG: combine_scalars<unsigned long>(op, in, io, n); return;
-    case DART_TYPE_LONGLONG: combine_scalars<long long>(op, in, io, n); return;
-    case DART_TYPE_ULONGLONG: combine_scalars<unsigned long long>(op, in, io, n); return;
-    case DART_TYPE_FLOAT: combine_scalars<float>(op, in, io, n); return;
-    case DART_TYPE_DOUBLE: combine_scalars<double>(op, in, io, n); return;
-    case DART_TYPE_LONG_DOUBLE: combine_scalars<long double>(op, in, io, n); return;
+    case DART_TYPE_BYTE: combine_scalars<unsigned char>(op, in, from, io, n); return;
+    case DART_TYPE_SHORT: combine_scalars<short>(op, in, from, io, n); return;
+    case DART_TYPE_INT: combine_scalars<int>(op, in, from, io, n); return;
+    case DART_TYPE_UINT: combine_scalars<unsigned int>(op, in, from, io, n); return;
+    case DART_TYPE_LONG: combine_scalars<long>(op, in, from, io, n); return;
+    case DART_TYPE_ULONG: combine_scalars<unsigned long>(op, in, from, io, n); return;
+    case DART_TYPE_LONGLONG: combine_scalars<long long>(op, in, from, io, n); return;
+    case DART_TYPE_ULONGLONG: combine_scalars<unsigned long long>(op, in, from, io, n); return;
+    case DART_TYPE_FLOAT: combine_scalars<float>(op, in, from, io, n); return;
+    case DART_TYPE_DOUBLE: combine_scalars<double>(op, in, from, io, n); return;
+    case DART_TYPE_LONG_DOUBLE: combine_scalars<long double>(op, in, from, io, n); return;
     default: return;
   }
+}
+
+void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in, unsigned char* io,
+                     std::size_t n) {
+  combine_payload(t, op, in, io, io, n);
 }
 
 // The MPI operation on packets (one MPI element is a whole packet, so MPI
@@ -526,12 +544,12 @@ void allgatherv_mpi(const Team& team, const void* sendbuf, std::size_t nsendelem
 // the others' copies out of the last round. Blocks from 16 KiB on skip the
 // slots where the node allows single copy (kSingleCopyFrom below): the
 // first meeting carries buffer addresses, and a second one ends the call.
+// Reductions take single copy too (reduce_direct), from 16 KiB of vector.
 // Measured with tests/perf/bench_collectives on 2 units under Open MPI,
 // 1 KiB calls take 0.4-0.6x MPI's time and 64 KiB and 1 MiB calls
-// 0.78-1.0x, but for reductions of 1 MiB (1.1-1.4x), which stay in the
-// slots.
-// Reductions fold the members' parts in team order on every unit that
-// needs the result, so every unit gets the same bits, those of a
+// 0.78-1.0x, but for dart_reduce of 1 MiB (1.1-1.2x).
+// Reductions fold every element of the members' parts in team order, one
+// member per element, so every unit gets the same bits, those of a
 // left-to-right evaluation (user operations: right to left,
 // c0 op (c1 op ...)). With DART_COLLECTIVE_CHECKS=0 a member whose own
 // arguments are bad returns without taking part, as with MPI; everything
@@ -1481,6 +1499,150 @@ void fold_parts(const NodeSync& ns, dart_datatype_t dtype, dart_operation_t op, 
   for (int m = 1; m < ns.size(); ++m) combine_payload(dtype, op, ns.in(m, c), acc, scalars);
 }
 
+// Reductions by single copy (from kSingleCopyFrom bytes, predefined and
+// user operations alike): every member publishes its contribution's
+// address in the first meeting, and the contributions are folded from
+// there in team order, the order of fold_parts and of the slots, so every
+// member gets the same bits either way. Two ways to share the folding
+// (split_fold decides):
+// - whole: each member that needs the result folds all of it, reading
+//   the others' contributions; a second meeting releases them.
+// - split: member j folds elements [lo(j), lo(j + 1)) of all contributions
+//   and publishes its piece in a second meeting; the members that need the
+//   result copy the others' pieces, and a third meeting releases them.
+//   Each member reads (n - 1) / n of a vector to fold and, if it needs
+//   the result, as much again, where `whole` reads (n - 1) vectors.
+// Pieces of kFoldPiece bytes keep what is read across, this member's part
+// and the result being folded in this core's cache (1 MiB of L2 here),
+// and make few calls: one process_vm_readv costs about 1.5 us besides
+// its bytes, so 1 MiB read in 16 KiB pieces took 175 us, in 64 KiB
+// pieces 102 us, in 256 KiB pieces 84 us and in one call 79 us.
+constexpr std::size_t kFoldPiece = std::size_t(256) << 10;
+
+// Memory a reduction by single copy needs only during the call, kept per
+// thread for the next one: a fresh block of these sizes comes from mmap,
+// and every 4 KiB of it would fault at every call. Blocks above
+// kScratchKeep are given back when the call ends.
+class Scratch {
+ public:
+  Scratch(int which, std::size_t bytes) : buf_(pool()[which]) {
+    if (buf_.size() < bytes) buf_.resize(bytes);
+  }
+  ~Scratch() {
+    if (buf_.size() > kScratchKeep) std::vector<unsigned char>().swap(buf_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  [[nodiscard]] unsigned char* data() noexcept { return buf_.data(); }
+
+ private:
+  static constexpr std::size_t kScratchKeep = std::size_t(64) << 20;
+  static std::vector<unsigned char>* pool() {
+    thread_local std::vector<unsigned char> bufs[2];
+    return bufs;
+  }
+  std::vector<unsigned char>& buf_;
+};
+
+// Elements [a, b) of the reduction into `out` (element a at out[0]). Stops
+// at the first refused copy (finish then has the call run again).
+void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, dart_operation_t op,
+                 const char* own, unsigned char* out, std::size_t a, std::size_t b) {
+  const NodeSync& ns = copy.ns;
+  const int n = ns.size();
+  const std::size_t eb = red.elem.bytes;
+  const std::size_t per_piece = std::max<std::size_t>(1, kFoldPiece / eb);
+  const std::size_t scalars = red.user.fn ? 1 : eb / basic_size_or_zero(dtype);
+  Scratch piece(0, std::min(b - a, per_piece) * eb);
+  for (std::size_t first = a; first < b && copy.err == 0; first += per_piece) {
+    const std::size_t cnt = std::min(per_piece, b - first);
+    const std::size_t c = cnt * eb, off = first * eb;
+    unsigned char* acc = out + (first - a) * eb;
+    // Member m's part of this piece: this member's where it is, another's
+    // copied into `into`; NULL if the copy was refused.
+    auto part = [&](int m, unsigned char* into) -> const unsigned char* {
+      if (m == ns.me()) return reinterpret_cast<const unsigned char*>(own) + off;
+      copy.from(m, published(ns, m, off), into, c);
+      return copy.err == 0 ? into : nullptr;
+    };
+    if (red.user.fn) {
+      // c0 op (c1 op (... op c(n-1))), as in reduce_node.
+      const unsigned char* last = part(n - 1, acc);
+      if (last && last != acc) std::memcpy(acc, last, c);
+      for (int m = n - 2; m >= 0; --m) {
+        const unsigned char* in = part(m, piece.data());
+        if (!in) break;
+        red.user.fn(in, acc, cnt, red.user.userdata);
+      }
+    } else {
+      // The first step reads c0 where it is (this member's own part is
+      // not copied first) and writes the running result into acc.
+      const unsigned char* run = part(0, acc);
+      if (run && n == 1 && run != acc) std::memcpy(acc, run, c);
+      for (int m = 1; m < n && run; ++m) {
+        const unsigned char* in = part(m, piece.data());
+        if (!in) break;
+        combine_payload(dtype, op, in, run, acc, cnt * scalars);
+        run = acc;
+      }
+    }
+  }
+}
+
+// Whether a reduction of `bytes` folds split (see above) on `ns`.
+// Measured with 2 units under Open MPI (dart_reduce of doubles against
+// MPI_Reduce in the same run), µs per call, whole / split / MPI:
+//   where a cache-line hand-off costs 0.07 us: 5.0-6.2 / 7.2-8.4 / 5.2-6.7
+//   at 32 KiB, 29-30 / 36 / 26-27 at 256 KiB, 61-62 / 64-65 / 54-56 at
+//   512 KiB, 123-166 / 108-136 / 106-136 at 1 MiB;
+//   where it costs 0.28 us: 1 MiB split 413 against MPI's 110, since the
+//   root then reads the piece the other core has just written.
+// So 2 units fold whole. With more, whole reads n - 1 vectors at every
+// member that needs the result, split less than 2 each: a dart_allreduce
+// splits (whole would pass n (n - 1) vectors through the node's memory;
+// 4 units on 2 CPUs, 1 MiB: 796 us whole, 402 split, MPI 450-500). A
+// dart_reduce splits only where each unit has a CPU: whole is the least
+// work in all (n - 1 vectors, at the root), which is what counts when the
+// units share CPUs, and split's third meeting waits for the scheduler
+// there (3 units on 2 CPUs, 1 MiB: 246 us whole, 318 split, MPI 208-227).
+// Split dart_reduce with a CPU per unit is not measured here.
+bool split_fold(const NodeSync& ns, bool rooted, std::size_t bytes) {
+  constexpr std::size_t kSplitFrom = std::size_t(64) << 10;
+  return ns.size() > 2 && bytes >= kSplitFrom && !(rooted && ns.oversubscribed());
+}
+
+// A reduction by single copy after the first meeting (see above): `result`
+// holds the whole result on the members that need it (the root, or every
+// member for dart_allreduce), NULL elsewhere. False if a copy was refused
+// on some member: every member then runs the call again through the slots.
+bool reduce_direct(SingleCopy& copy, Call call, const Reduction& red, dart_datatype_t dtype, dart_operation_t op,
+                   const char* own, unsigned char* result) {
+  NodeSync& ns = copy.ns;
+  const auto n = static_cast<std::size_t>(ns.size());
+  const auto me = static_cast<std::size_t>(ns.me());
+  const std::size_t eb = red.elem.bytes;
+  if (!split_fold(ns, call == Call::Reduce, red.count * eb)) {
+    if (result) fold_direct(copy, red, dtype, op, own, result, 0, red.count);
+    return copy.finish(call);
+  }
+  const std::size_t per = (red.count + n - 1) / n;
+  auto lo = [&](std::size_t j) { return std::min(red.count, j * per); };
+  // This member's piece: in the result where that is here.
+  Scratch folded(1, result ? 0 : (lo(me + 1) - lo(me)) * eb);
+  unsigned char* mine = result ? result + lo(me) * eb : folded.data();
+  fold_direct(copy, red, dtype, op, own, mine, lo(me), lo(me + 1));
+  publish(ns, mine);
+  if (!copy.finish(call)) return false;
+  if (result) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == me) continue;
+      copy.from(static_cast<int>(j), published(ns, static_cast<int>(j)), result + lo(j) * eb,
+                (lo(j + 1) - lo(j)) * eb);
+    }
+  }
+  return copy.finish(call);
+}
+
 // dart_reduce / dart_allreduce of a team on one node: every member's
 // contribution in its slot, folded in team order where the result goes, in
 // rounds of whole elements that fit a slot. An element larger than a slot
@@ -1493,6 +1655,8 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
   bool result_here = false, in_place = false, shm = false;
   std::size_t bytes = 0, per_round = 0;  // per_round: elements (red.elem) per meeting
   const char* src = nullptr;
+  bool direct = false;
+  std::vector<unsigned char> staged;  // single copy in place: the result, moved in after the others have read
   auto fill = [&](std::size_t first) {
     const std::size_t c = std::min(per_round, red.count - first) * red.elem.bytes;
     if (c > 0) std::memcpy(ns.out(c), src + first * red.elem.bytes, c);
@@ -1512,8 +1676,22 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
     fp.w[0] = root_word(root, user ? kUserOpCode : static_cast<std::uint64_t>(op));
     fp.w[1] = nelem;
     fp.w[2] = is_basic_type(dtype) ? static_cast<std::uint64_t>(dtype) : ((std::uint64_t{1} << 62) | red.elem.bytes);
-    if (shm) fill(0);
+    // The path may not depend on in_place, which each member chooses for
+    // itself (see alltoall_node): an in-place member folds into `staged`,
+    // allocated before the meeting.
+    direct = single_copy(ns, bytes);
+    if (direct && in_place) staged.resize(bytes);
+    if (direct) publish(ns, src);
+    else if (shm) fill(0);
   });
+  if (direct) {
+    SingleCopy copy{ns};
+    unsigned char* result = !result_here ? nullptr : in_place ? staged.data() : static_cast<unsigned char*>(recvbuf);
+    if (!reduce_direct(copy, call, red, dtype, op, src, result))
+      return reduce_node(ns, team, sendbuf, recvbuf, nelem, dtype, op, root_arg);
+    if (result_here && in_place && bytes > 0) std::memcpy(recvbuf, staged.data(), bytes);
+    return;
+  }
   if (!shm) {
     // The agreement is made; MPI reduces.
     const Reduction mred = reduction_of(dtype, op, nelem);

@@ -121,6 +121,7 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
       placement_(std::move(placement)),
       team_id_(team_id),
       whole_team_(whole_team),
+      oversubscribed_(oversubscribed),
       spin_(oversubscribed ? kMinSpin : kMaxSpin) {
   mpi_check(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(comm, &n_), "MPI_Comm_size");

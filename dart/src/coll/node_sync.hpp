@@ -136,6 +136,8 @@ class NodeSync {
   // it after the same meeting, so they keep agreeing.
   void stop_single_copy() noexcept { single_copy_ = false; }
   [[nodiscard]] dart_team_t team_id() const noexcept { return team_id_; }
+  // Whether the node runs more units of the job than it has CPUs.
+  [[nodiscard]] bool oversubscribed() const noexcept { return oversubscribed_; }
   // Copies `bytes` from address `from` in member m's memory to `to`;
   // false (errno set) if the kernel refused or the range is not mapped.
   bool read_from(int m, const void* from, void* to, std::size_t bytes) const noexcept;
@@ -192,6 +194,7 @@ class NodeSync {
   dart_team_t team_id_ = 0;
   bool whole_team_ = true;
   bool single_copy_ = false;
+  bool oversubscribed_ = false;
   std::uint64_t probe_ = 0;  // read by the other members when the engine is made
   // Pauses a waiting member spins before it yields (see wait_all).
   static constexpr int kMinSpin = 16;

@@ -11,6 +11,7 @@
 namespace registry::detail {
 
 std::byte* huge_alloc(std::size_t* bytes) {
+  if (*bytes > SIZE_MAX - (kHugePage - 1)) throw std::bad_alloc();  // rounding up would wrap
   *bytes = (*bytes + kHugePage - 1) & ~(kHugePage - 1);
   void* p = std::aligned_alloc(kHugePage, *bytes);
   if (p == nullptr) throw std::bad_alloc();

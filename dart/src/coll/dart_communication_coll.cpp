@@ -68,6 +68,8 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -616,36 +618,55 @@ const char* published(const NodeSync& ns, int m, std::size_t offset = 0) {
   return reinterpret_cast<const char*>(static_cast<std::uintptr_t>(a)) + offset;
 }
 
-// Copies of one single-copy collective on one member. A refused copy is
+// Copies of one single-copy collective on one member. A failed copy is
 // remembered, so the call still reaches its second meeting, where every
 // member learns of it.
 struct SingleCopy {
   NodeSync& ns;
   int err = 0;
-  int refused_by = -1;  // the member whose buffer this member could not read
+  int refused_by = -1;  // the member whose buffer this member could not read, or -1
   void from(int m, const char* remote, void* local, std::size_t bytes) {
     if (err == 0 && bytes > 0 && !ns.read_from(m, remote, local, bytes)) {
       err = errno;
       refused_by = m;
     }
   }
+  // This member cannot go on by single copy for a reason of its own (no
+  // memory for its scratch blocks): as a refusal, the call goes through
+  // the slots.
+  void give_up(int e) {
+    if (err == 0) err = e;
+  }
   // The second meeting: senders may reuse their buffers after it. False
   // when some member's copy was refused: the probe passed, but the kernel
-  // will not read some buffers across processes (VM_IO or VM_PFNMAP
-  // mappings such as device memory), or a seccomp filter came after the
-  // probe. Every member sees it in the same meeting, turns single copy off
-  // for the team's later calls, and runs the call again through the slots
-  // (which copy with plain loads and stores); no member has written
-  // anything a sender reads.
+  // can still refuse (a seccomp filter installed after the probe, a
+  // ptrace policy changed), or a member ran out of memory. Every member
+  // sees it in the same meeting, turns single copy off for the team's
+  // later calls, and runs the call again through the slots (plain loads
+  // and stores); no member has written anything a sender reads. A copy
+  // that faulted (EFAULT: a range not mapped, such as a buffer shorter
+  // than the call says, or memory the kernel will not pin, such as some
+  // device mappings; the two look alike) fails the call on every member
+  // instead: the slots would read the same range with loads.
   [[nodiscard]] bool finish(Call call) {
-    const NodeSync::Verdict v = ns.meet(call, Fingerprint{}, err == 0);
+    constexpr std::uint64_t kRefused = 1, kFaulted = 2;
+    Fingerprint fp;
+    fp.w[0] = err == 0 ? 0 : err == EFAULT ? kFaulted : kRefused;
+    const NodeSync::Verdict v = ns.meet(call, fp, err == 0);
     if (v.other_call_member >= 0) ns.throw_on(v, call);
     if (!v.someone_invalid) return true;
-    if (err != 0)
+    if ((v.first_words & kFaulted) != 0) {
+      if (err != 0) fail(DART_ERR_OTHER, std::string("copying from another member's buffer failed: ") + std::strerror(err));
+      fail(DART_ERR_OTHER, "another member could not copy from a member's buffer");
+    }
+    if (err != 0) {
+      const std::string why = refused_by >= 0 ? "process_vm_readv from member " + std::to_string(refused_by) + ": " +
+                                                    std::strerror(err)
+                                              : std::string(std::strerror(err));
       log(LogLevel::Warn, call_name(call),
-          "process_vm_readv from member %d failed (%s): team %d copies its large collectives through shared memory "
-          "from now on",
-          refused_by, std::strerror(err), static_cast<int>(ns.team_id()));
+          "single copy failed (%s): team %d copies its large collectives through shared memory from now on",
+          why.c_str(), static_cast<int>(ns.team_id()));
+    }
     ns.stop_single_copy();
     return false;
   }
@@ -1553,7 +1574,12 @@ void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, 
   const std::size_t eb = red.elem.bytes;
   const std::size_t per_piece = std::max<std::size_t>(1, kFoldPiece / eb);
   const std::size_t scalars = red.user.fn ? 1 : eb / basic_size_or_zero(dtype);
-  Scratch piece(0, std::min(b - a, per_piece) * eb);
+  std::optional<Scratch> piece;
+  try {
+    piece.emplace(0, std::min(b - a, per_piece) * eb);
+  } catch (const std::bad_alloc&) {
+    return copy.give_up(ENOMEM);
+  }
   for (std::size_t first = a; first < b && copy.err == 0; first += per_piece) {
     const std::size_t cnt = std::min(per_piece, b - first);
     const std::size_t c = cnt * eb, off = first * eb;
@@ -1566,12 +1592,14 @@ void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, 
       return copy.err == 0 ? into : nullptr;
     };
     if (red.user.fn) {
-      // c0 op (c1 op (... op c(n-1))), as in reduce_node.
+      // c0 op (c1 op (... op c(n-1))), as in reduce_node. After a refused
+      // copy the operation is not called again: acc holds no operand then.
       const unsigned char* last = part(n - 1, acc);
-      if (last && last != acc) std::memcpy(acc, last, c);
+      if (!last) break;
+      if (last != acc) std::memcpy(acc, last, c);
       for (int m = n - 2; m >= 0; --m) {
-        const unsigned char* in = part(m, piece.data());
-        if (!in) break;
+        const unsigned char* in = part(m, piece->data());
+        if (!in || copy.err != 0) break;
         red.user.fn(in, acc, cnt, red.user.userdata);
       }
     } else {
@@ -1580,8 +1608,8 @@ void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, 
       const unsigned char* run = part(0, acc);
       if (run && n == 1 && run != acc) std::memcpy(acc, run, c);
       for (int m = 1; m < n && run; ++m) {
-        const unsigned char* in = part(m, piece.data());
-        if (!in) break;
+        const unsigned char* in = part(m, piece->data());
+        if (!in || copy.err != 0) break;
         combine_payload(dtype, op, in, run, acc, cnt * scalars);
         run = acc;
       }
@@ -1628,9 +1656,15 @@ bool reduce_direct(SingleCopy& copy, Call call, const Reduction& red, dart_datat
   const std::size_t per = (red.count + n - 1) / n;
   auto lo = [&](std::size_t j) { return std::min(red.count, j * per); };
   // This member's piece: in the result where that is here.
-  Scratch folded(1, result ? 0 : (lo(me + 1) - lo(me)) * eb);
-  unsigned char* mine = result ? result + lo(me) * eb : folded.data();
-  fold_direct(copy, red, dtype, op, own, mine, lo(me), lo(me + 1));
+  std::optional<Scratch> folded;
+  unsigned char* mine = nullptr;
+  try {
+    folded.emplace(1, result ? 0 : (lo(me + 1) - lo(me)) * eb);
+    mine = result ? result + lo(me) * eb : folded->data();
+  } catch (const std::bad_alloc&) {
+    copy.give_up(ENOMEM);
+  }
+  if (mine) fold_direct(copy, red, dtype, op, own, mine, lo(me), lo(me + 1));
   publish(ns, mine);
   if (!copy.finish(call)) return false;
   if (result) {

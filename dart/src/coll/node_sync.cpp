@@ -176,8 +176,13 @@ NodeSync::NodeSync(MPI_Comm comm, dart_team_t team_id, bool whole_team, mpi::Com
           : read                  ? "read a wrong value"
                                   : std::strerror(errno));
   }
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  single_copy_ = can != 0;
+  // Whether the node is oversubscribed decides how many meetings some
+  // calls take (split_fold), so the members agree on it too: one member
+  // that sees more units than CPUs makes it so for all.
+  int agreed[2] = {can, oversubscribed ? 0 : 1};
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  single_copy_ = agreed[0] != 0;
+  oversubscribed_ = agreed[1] == 0;
 }
 
 bool NodeSync::read_from(int m, const void* from, void* to, std::size_t bytes) const noexcept {
@@ -229,6 +234,7 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
   for (int m = 0; m < n_; ++m) {
     const Line& o = parts_[static_cast<std::size_t>(m)]->line[p];
     if (o.call & 0x100) v.someone_invalid = true;
+    v.first_words |= o.fp[0];
     const auto c = static_cast<Call>(o.call & 0xff);
     if (c != call && v.other_call_member < 0) {
       v.other_call_member = m;

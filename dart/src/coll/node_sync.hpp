@@ -105,6 +105,7 @@ class NodeSync {
     bool mismatch = false;         // the fingerprints differ
     int other_call_member = -1;    // a member in another call, or -1
     Call other_call = Call::Barrier;
+    std::uint64_t first_words = 0;  // the members' fingerprint words 0, or-ed
   };
   // Publishes this member's header (its payload already in out()) and
   // waits until every member has published the same meeting.
@@ -136,7 +137,8 @@ class NodeSync {
   // it after the same meeting, so they keep agreeing.
   void stop_single_copy() noexcept { single_copy_ = false; }
   [[nodiscard]] dart_team_t team_id() const noexcept { return team_id_; }
-  // Whether the node runs more units of the job than it has CPUs.
+  // Whether the node runs more units of the job than it has CPUs (for
+  // some member, agreed when the engine is made).
   [[nodiscard]] bool oversubscribed() const noexcept { return oversubscribed_; }
   // Copies `bytes` from address `from` in member m's memory to `to`;
   // false (errno set) if the kernel refused or the range is not mapped.

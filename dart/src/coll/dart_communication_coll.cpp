@@ -1512,18 +1512,53 @@ void mpi_reduce_pieces(MPI_Comm comm, const void* sendbuf, void* result, bool in
   });
 }
 
-// acc = the members' parts of the last meeting (c bytes each, `scalars`
-// scalars of dtype) folded left to right with a predefined operation.
-void fold_parts(const NodeSync& ns, dart_datatype_t dtype, dart_operation_t op, unsigned char* acc, std::size_t c,
-                std::size_t scalars) {
-  std::memcpy(acc, ns.in(0, c), c);
-  for (int m = 1; m < ns.size(); ++m) combine_payload(dtype, op, ns.in(m, c), acc, scalars);
+// The fold of one piece (cnt elements of red, c bytes) of the n members'
+// parts into acc, in the one order every path uses, so every path gives
+// the same bits: predefined operations left to right (combine_payload
+// computes b = a op b with b the running result, from c0 on), user
+// operations c0 op (c1 op (... op c(n-1))) (the function computes
+// in op inout). part(m, into) gives member m's part, where it is or
+// copied into `into` (acc for the first part read, else `spare`); NULL
+// stops the fold, and the operation is not called again. The first
+// predefined step reads c0 where it is, so it is not copied first.
+template <class Part>
+void fold_in_order(const Reduction& red, dart_datatype_t dtype, dart_operation_t op, int n, unsigned char* acc,
+                   unsigned char* spare, std::size_t cnt, Part&& part) {
+  const std::size_t c = cnt * red.elem.bytes;
+  if (red.user.fn) {
+    const unsigned char* last = part(n - 1, acc);
+    if (!last) return;
+    if (last != acc) std::memcpy(acc, last, c);
+    for (int m = n - 2; m >= 0; --m) {
+      const unsigned char* in = part(m, spare);
+      if (!in) return;
+      red.user.fn(in, acc, cnt, red.user.userdata);
+    }
+    return;
+  }
+  const std::size_t scalars = cnt * (red.elem.bytes / basic_size_or_zero(dtype));
+  const unsigned char* run = part(0, acc);
+  if (run && n == 1 && run != acc) std::memcpy(acc, run, c);
+  for (int m = 1; m < n && run; ++m) {
+    const unsigned char* in = part(m, spare);
+    if (!in) return;
+    combine_payload(dtype, op, in, run, acc, scalars);
+    run = acc;
+  }
+}
+
+// The same over the parts of the last meeting (c bytes each).
+void fold_slots(const NodeSync& ns, const Reduction& red, dart_datatype_t dtype, dart_operation_t op,
+                unsigned char* acc, std::size_t cnt) {
+  const std::size_t c = cnt * red.elem.bytes;
+  fold_in_order(red, dtype, op, ns.size(), acc, nullptr, cnt,
+                [&](int m, unsigned char*) { return ns.in(m, c); });
 }
 
 // Reductions by single copy (from kSingleCopyFrom bytes, predefined and
 // user operations alike): every member publishes its contribution's
 // address in the first meeting, and the contributions are folded from
-// there in team order, the order of fold_parts and of the slots, so every
+// there in team order (fold_in_order), as through the slots, so every
 // member gets the same bits either way. Two ways to share the folding
 // (split_fold decides):
 // - whole: each member that needs the result folds all of it, reading
@@ -1573,7 +1608,6 @@ void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, 
   const int n = ns.size();
   const std::size_t eb = red.elem.bytes;
   const std::size_t per_piece = std::max<std::size_t>(1, kFoldPiece / eb);
-  const std::size_t scalars = red.user.fn ? 1 : eb / basic_size_or_zero(dtype);
   std::optional<Scratch> piece;
   try {
     piece.emplace(0, std::min(b - a, per_piece) * eb);
@@ -1585,35 +1619,13 @@ void fold_direct(SingleCopy& copy, const Reduction& red, dart_datatype_t dtype, 
     const std::size_t c = cnt * eb, off = first * eb;
     unsigned char* acc = out + (first - a) * eb;
     // Member m's part of this piece: this member's where it is, another's
-    // copied into `into`; NULL if the copy was refused.
-    auto part = [&](int m, unsigned char* into) -> const unsigned char* {
+    // copied into `into`; NULL if a copy was refused.
+    fold_in_order(red, dtype, op, n, acc, piece->data(), cnt, [&](int m, unsigned char* into) -> const unsigned char* {
+      if (copy.err != 0) return nullptr;
       if (m == ns.me()) return reinterpret_cast<const unsigned char*>(own) + off;
       copy.from(m, published(ns, m, off), into, c);
       return copy.err == 0 ? into : nullptr;
-    };
-    if (red.user.fn) {
-      // c0 op (c1 op (... op c(n-1))), as in reduce_node. After a refused
-      // copy the operation is not called again: acc holds no operand then.
-      const unsigned char* last = part(n - 1, acc);
-      if (!last) break;
-      if (last != acc) std::memcpy(acc, last, c);
-      for (int m = n - 2; m >= 0; --m) {
-        const unsigned char* in = part(m, piece->data());
-        if (!in || copy.err != 0) break;
-        red.user.fn(in, acc, cnt, red.user.userdata);
-      }
-    } else {
-      // The first step reads c0 where it is (this member's own part is
-      // not copied first) and writes the running result into acc.
-      const unsigned char* run = part(0, acc);
-      if (run && n == 1 && run != acc) std::memcpy(acc, run, c);
-      for (int m = 1; m < n && run; ++m) {
-        const unsigned char* in = part(m, piece->data());
-        if (!in || copy.err != 0) break;
-        combine_payload(dtype, op, in, run, acc, cnt * scalars);
-        run = acc;
-      }
-    }
+    });
   }
 }
 
@@ -1732,9 +1744,6 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
     mpi_reduce_pieces(team.comm(), sendbuf, result_here ? recvbuf : nullptr, in_place, mred, root);
     return;
   }
-  const int n = ns.size();
-  // Scalars per element of red (DART_OP_MINMAX: a pair is two).
-  const std::size_t scalars = red.user.fn ? 1 : red.elem.bytes / basic_size_or_zero(dtype);
   for (std::size_t first = 0; first < red.count || first == 0; first += per_round) {
     if (first > 0) {
       fill(first);
@@ -1746,13 +1755,7 @@ void reduce_node(NodeSync& ns, Team& team, const void* sendbuf, void* recvbuf, s
       // In place, the contribution was copied into the slot before the
       // result overwrites it.
       auto* acc = static_cast<unsigned char*>(recvbuf) + first * red.elem.bytes;
-      if (red.user.fn) {
-        // c0 op (c1 op (... op c(n-1))): the user function computes in op inout.
-        std::memcpy(acc, ns.in(n - 1, c), c);
-        for (int m = n - 2; m >= 0; --m) red.user.fn(ns.in(m, c), acc, cnt, red.user.userdata);
-      } else {
-        fold_parts(ns, dtype, op, acc, c, cnt * scalars);
-      }
+      fold_slots(ns, red, dtype, op, acc, cnt);
     }
     if (red.count == 0) break;
   }
@@ -1778,7 +1781,6 @@ void reduce_leaders(NodeSync& hs, const Team& team, const void* sendbuf, void* r
   if (leader) acc = result_here ? static_cast<unsigned char*>(recvbuf) : spare.data();
   const auto* src = static_cast<const unsigned char*>(in_place ? recvbuf : sendbuf);
   const std::size_t per_round = std::max<std::size_t>(1, hs.slot() / eb);
-  const std::size_t scalars = eb / basic_type_size(dtype);
   for (std::size_t first = 0; first < red.count; first += per_round) {
     const std::size_t cnt = std::min(per_round, red.count - first);
     const std::size_t c = cnt * eb;
@@ -1786,7 +1788,7 @@ void reduce_leaders(NodeSync& hs, const Team& team, const void* sendbuf, void* r
     std::memcpy(hs.out(c), src + first * eb, c);
     next_round(hs, Call::NodeStep);
     if (!leader) continue;
-    fold_parts(hs, dtype, op, acc + first * eb, c, cnt * scalars);
+    fold_slots(hs, red, dtype, op, acc + first * eb, cnt);
   }
   const int root_node = root < 0 ? -1 : hs.node_of(root);
   if (leader) {

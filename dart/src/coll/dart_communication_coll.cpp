@@ -233,8 +233,11 @@ dart_operation_t op_of(const std::uint64_t* w) { return static_cast<dart_operati
 // 22% of MPI_Reduce's; the call as a whole gained 1-4% at 1 MiB and 3-9%
 // at 64 KiB (the rest is reading the other's data and writing the
 // result). Each element is still a op b on its own, so every clone gives
-// the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// the same bits. Not under the sanitizers: their instrumented ifunc
+// resolver runs while the library is relocated, before their runtime is
+// set up (a ThreadSanitizer build crashed at load).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 // The loops below are inlined into each clone, which compiles them for its
 // target.
 #define DART_FOLD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))

@@ -11,7 +11,8 @@
 //    are timed as the maximum over ranks, best of --rounds. Target <= 1.5x;
 //    also printed: the registry's exchange alone, and the apply cost per
 //    operation per replica, which a rank pays at its first read after the
-//    sync (see bench_sync).
+//    sync (see bench_sync): wall time, and the CPU time of the thread that
+//    applies, which differ where ranks outnumber the cores and take turns.
 //
 // Options: --sizes a,b,c  --gets N  --puts a,b,c  --object-bytes N  --rounds N
 #include <registry/registry.hpp>
@@ -145,12 +146,18 @@ char* fresh_buffer(std::size_t n) {
 }
 
 // Times one collective call on every rank: max over ranks, after a barrier.
+// `cpu`, if given, receives the calling thread's CPU time in it, max over
+// ranks.
 template <class F>
-double timed(F&& f) {
+double timed(F&& f, double* cpu = nullptr) {
   MPI_Barrier(MPI_COMM_WORLD);
+  const double c0 = thread_cpu_seconds();
   const auto t0 = Clock::now();
   f();
-  return max_over_ranks(seconds_since(t0));
+  const double wall = seconds_since(t0);
+  const double used = thread_cpu_seconds() - c0;
+  if (cpu != nullptr) *cpu = max_over_ranks(used);
+  return max_over_ranks(wall);
 }
 
 // Part 2, on every rank.
@@ -184,6 +191,7 @@ double timed(F&& f) {
 struct SyncRow {
   long puts;
   double raw, raw_fresh_loop, raw_loop, sync, warm, apply_ns, warm_apply_ns, apply, warm_apply;
+  double apply_cpu_ns, warm_apply_cpu_ns;  // the applying thread's CPU time, slowest rank
 };
 
 SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
@@ -216,6 +224,7 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
 
   double best_sync = 1e30;
   double best_apply = 1e30;
+  double best_apply_cpu = 1e30;
   double best_record = 1e30;
   double best_raw_fresh_loop = 1e30;
   for (int round = 0; round < a.rounds; ++round) {
@@ -227,7 +236,9 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
     best_record = std::min(best_record, max_over_ranks(seconds_since(t0)));
     registry::Status s = registry::Status::ok;
     best_sync = std::min(best_sync, timed([&] { s = reg.sync(); }));
-    best_apply = std::min(best_apply, timed([&] { check(reg, s, {"i0"}); }));
+    double cpu = 0;
+    best_apply = std::min(best_apply, timed([&] { check(reg, s, {"i0"}); }, &cpu));
+    best_apply_cpu = std::min(best_apply_cpu, cpu);
     best_raw_fresh_loop = std::min(best_raw_fresh_loop, timed([&] {
                                      char* into = fresh_buffer(all_bytes);
                                      raw_into(into);
@@ -237,6 +248,7 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
 
   double best_warm = 1e30;
   double best_warm_apply = 1e30;
+  double best_warm_apply_cpu = 1e30;
   double best_raw_loop = 1e30;
   {
     std::vector<char> loop_recv(all_bytes);
@@ -250,11 +262,13 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
         reg.put("universe", tokens[static_cast<std::size_t>(i)], std::string_view(content), registry::kOverwrite);
       registry::Status s = registry::Status::ok;
       const double t = timed([&] { s = reg.sync(); });
-      const double first_read = timed([&] { check(reg, s, {"i0"}); });
+      double cpu = 0;
+      const double first_read = timed([&] { check(reg, s, {"i0"}); }, &cpu);
       const double raw_t = timed([&] { raw_into(loop_recv.data()); });
       if (round > 0) {  // round 0 creates and warms the buffers
         best_warm = std::min(best_warm, t);
         best_warm_apply = std::min(best_warm_apply, first_read);
+        best_warm_apply_cpu = std::min(best_warm_apply_cpu, cpu);
         best_raw_loop = std::min(best_raw_loop, raw_t);
       }
       if (reg.get("universe", {"i0"})->front().as_string() != content) {
@@ -300,11 +314,13 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
                     best_apply * 1e9 / ops,
                     best_warm_apply * 1e9 / ops,
                     best_apply,
-                    best_warm_apply};
+                    best_warm_apply,
+                    best_apply_cpu * 1e9 / ops,
+                    best_warm_apply_cpu * 1e9 / ops};
   if (rank == 0) {
     std::printf("\nsync of %ld puts per rank (%ld-byte objects, %d ranks, %.2f MB per rank), best of %d\n", puts,
                 a.object_bytes, size, static_cast<double>(encoded) / 1e6, a.rounds);
-    std::printf("%-44s %10s %8s %16s\n", "", "ms", "x raw", "apply ns/op");
+    std::printf("%-44s %10s %8s %16s %16s\n", "", "ms", "x raw", "apply ns/op", "apply cpu ns/op");
     std::printf("%-44s %10.3f %8.2f\n", "raw MPI_Allgatherv, same bytes, hot", best_raw * 1e3, 1.0);
     std::printf("%-44s %10.3f %8.2f\n", "raw, in the loop, fresh buffer", best_raw_fresh_loop * 1e3,
                 best_raw_fresh_loop / best_raw);
@@ -315,11 +331,11 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
     std::printf("%-44s %10.3f %8.2f\n", "sizes + allgatherv, reused buffer", best_xchg_warm * 1e3,
                 best_xchg_warm / best_raw);
     std::printf("%-44s %10.3f %8.2f\n", "registry sync, creating", best_sync * 1e3, best_sync / best_raw);
-    std::printf("%-44s %10.3f %8.2f %16.0f\n", "  first read after it (applies the sync)", best_apply * 1e3,
-                best_apply / best_raw, row.apply_ns);
+    std::printf("%-44s %10.3f %8.2f %16.0f %16.0f\n", "  first read after it (applies the sync)", best_apply * 1e3,
+                best_apply / best_raw, row.apply_ns, row.apply_cpu_ns);
     std::printf("%-44s %10.3f %8.2f\n", "registry sync, updating", best_warm * 1e3, best_warm / best_raw);
-    std::printf("%-44s %10.3f %8.2f %16.0f\n", "  first read after it (applies the sync)", best_warm_apply * 1e3,
-                best_warm_apply / best_raw, row.warm_apply_ns);
+    std::printf("%-44s %10.3f %8.2f %16.0f %16.0f\n", "  first read after it (applies the sync)",
+                best_warm_apply * 1e3, best_warm_apply / best_raw, row.warm_apply_ns, row.warm_apply_cpu_ns);
     std::printf("%-44s %10.3f\n", "(recording the puts, not in sync)", best_record * 1e3);
   }
   return row;
@@ -331,14 +347,15 @@ SyncRow bench_sync(const Args& a, long puts, int rank, int size) {
 void print_summary(const std::vector<SyncRow>& rows, int size) {
   std::printf("\nsummary, %d ranks: sync of N objects per rank vs raw MPI_Allgatherv of the same bytes; \"hot\" =\n"
               "back to back, \"loop\" = in the registry's loop (fresh buffer for creating, reused for updating);\n"
-              "apply = the first read after\n",
+              "apply = the first read after, ns per object: wall and the applying thread's CPU time\n",
               size);
-  std::printf("%8s %8s | %8s %8s %8s %8s %10s | %8s %8s %8s %8s %10s\n", "N/rank", "hot ms", "loop ms", "sync ms",
-              "x hot", "x loop", "apply ns", "loop ms", "update", "x hot", "x loop", "apply ns");
+  std::printf("%8s %8s | %8s %8s %8s %8s %6s %6s | %8s %8s %8s %8s %6s %6s\n", "N/rank", "hot ms", "loop ms",
+              "sync ms", "x hot", "x loop", "apply", "cpu", "loop ms", "update", "x hot", "x loop", "apply", "cpu");
   for (const SyncRow& r : rows)
-    std::printf("%8ld %8.3f | %8.3f %8.3f %8.2f %8.2f %10.0f | %8.3f %8.3f %8.2f %8.2f %10.0f\n", r.puts, r.raw * 1e3,
-                r.raw_fresh_loop * 1e3, r.sync * 1e3, r.sync / r.raw, r.sync / r.raw_fresh_loop, r.apply_ns,
-                r.raw_loop * 1e3, r.warm * 1e3, r.warm / r.raw, r.warm / r.raw_loop, r.warm_apply_ns);
+    std::printf("%8ld %8.3f | %8.3f %8.3f %8.2f %8.2f %6.0f %6.0f | %8.3f %8.3f %8.2f %8.2f %6.0f %6.0f\n", r.puts,
+                r.raw * 1e3, r.raw_fresh_loop * 1e3, r.sync * 1e3, r.sync / r.raw, r.sync / r.raw_fresh_loop,
+                r.apply_ns, r.apply_cpu_ns, r.raw_loop * 1e3, r.warm * 1e3, r.warm / r.raw, r.warm / r.raw_loop,
+                r.warm_apply_ns, r.warm_apply_cpu_ns);
 }
 
 }  // namespace

@@ -320,8 +320,9 @@ DART_FOLD_INLINE void combine_scalars(dart_operation_t op, const unsigned char* 
   }
 }
 
-// io = in op from, element-wise over n scalars of basic type t (from may be
-// io itself: see the overload below).
+// io = in op from, element-wise over n scalars of basic type t (either of
+// in and from may be io itself: see the overload below, and fold_in_order,
+// which copies a part into the result before folding it there).
 DART_FOLD_CLONES void combine_payload(dart_datatype_t t, dart_operation_t op, const unsigned char* in,
                                       const unsigned char* from, unsigned char* io, std::size_t n) {
   switch (t) {

@@ -276,10 +276,6 @@ DART_FOLD_INLINE void combine_each(const unsigned char* in, const unsigned char*
     std::memcpy(out + i * sizeof(T), &b, sizeof(T));
   }
 }
-template <class T, class F>
-void combine_each(const unsigned char* in, unsigned char* io, std::size_t n, F f) {
-  combine_each<T>(in, io, io, n, f);
-}
 
 template <class T>
 DART_FOLD_INLINE void combine_scalars(dart_operation_t op, const unsigned char* in, const unsigned char* from,

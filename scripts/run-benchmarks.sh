@@ -74,6 +74,22 @@ for mpi in openmpi mpich; do
   run "$mpi: bench_stdin, 1 GiB" "$top/tests/perf/bench_stdin.sh" "$b/tests/stdin/stdin_gen" \
     "$b/tests/perf/bench_stdin_sink" "$b/pmix_shim/dartrun" "${launch[0]}" 1G 1
 done
+# One-sided access across the rig's hosts, ours beside raw MPI in the same
+# run: DART (bench_rma: put/get blocking, + flush, handles, 8 B-4 MiB,
+# fetch-and-op, compare-and-swap; bench_p2p_sync: put with signal + wait,
+# fetch-add) and the OpenSHMEM face (bench_shmem_mpi), from rank 0 to the
+# first rank on the other host, at 2 hosts x 1 and 2 hosts x 2, both MPIs.
+for mpi in openmpi mpich; do
+  b="$top/build-$mpi"
+  for ppn in 1 2; do
+    for exe in bench_rma bench_p2p_sync bench_shmem_mpi; do
+      args=()
+      [ "$exe" = bench_rma ] && args=(--max-bytes 1048576)
+      RIG_HOSTS=2 RIG_PPN=$ppn RIG_TIMEOUT=840 \
+        run "$mpi: $exe, rig 2 hosts x $ppn" "$top/scripts/rig/run-multihost.sh" "$mpi" "$b/tests/perf/$exe" "${args[@]}"
+    done
+  done
+done
 # Across the rig's simulated hosts (2 hosts x 2 units on this machine's
 # cores; needs root): bench_collectives as chosen, and with every bcast and
 # reduction through the node leaders (on) and never (off), the table behind

@@ -1,5 +1,6 @@
 // Point-to-point synchronisation (ext/dart_signal.h, ext/dart_wait.h,
-// ext/dart_atomic_handle.h) between units 0 and 1, against baselines
+// ext/dart_atomic_handle.h) between unit 0 and its partner (unit 1, or
+// across nodes the first unit on another node), against baselines
 // measured in the same run and round:
 //   - ping-pong: a round trip of 8 data bytes plus a flag. Ours:
 //     dart_put_signal, then dart_signal_wait_until on the reply. Limit (one
@@ -74,8 +75,12 @@ int main(int argc, char** argv) {
   const int rank = session.rank;
   if (!session.require(2, false, "needs at least 2 ranks")) return 2;
   const bool one_node = bench::node_size() == session.size;
-  const bool active = rank < 2;
-  const int peer = rank == 0 ? 1 : 0;
+  // Unit 0 and its partner: the first unit on another node when the units
+  // span nodes (whatever their placement), else unit 1.
+  const int remote = bench::first_remote_rank();
+  const int partner = remote > 0 ? remote : 1;
+  const bool active = rank == 0 || rank == partner;
+  const int peer = rank == 0 ? partner : 0;
 
   dart_gptr_t g = DART_GPTR_NULL;
   bench::check(dart_team_memalloc_aligned(DART_TEAM_ALL, kBytes, DART_TYPE_BYTE, &g), "dart_team_memalloc_aligned");
@@ -145,7 +150,7 @@ int main(int argc, char** argv) {
   auto pingpong_limit = [&](int n) {
     for (int i = 0; i < n; ++i) {
       const std::uint64_t s = ++seq[1];
-      if (rank == 1) {
+      if (rank == partner) {
         wait_flag(lim_mine, s);
         std::uint64_t got;
         std::memcpy(&got, lim_mine, sizeof got);
@@ -171,7 +176,7 @@ int main(int argc, char** argv) {
   auto pingpong_mpi = [&](int n) {
     for (int i = 0; i < n; ++i) {
       const std::uint64_t s = ++seq[2];
-      if (rank == 1) {
+      if (rank == partner) {
         wait_flag_mpi(s);
         std::uint64_t got;
         std::memcpy(&got, win_mine + kData, sizeof got);
@@ -285,7 +290,7 @@ int main(int argc, char** argv) {
   }
 
   if (rank == 0) {
-    std::printf("# bench_p2p_sync: units 0 and 1 of %d, %s, %s\n", session.size,
+    std::printf("# bench_p2p_sync: units 0 and %d of %d, %s, %s\n", partner, session.size,
                 one_node ? "one node" : "across nodes", bench::mpi_library().c_str());
     std::printf("# ns per round trip / operation, best of %d rounds\n", o.rounds);
     std::printf("# %-34s %10s %10s %10s %8s %8s\n", "operation", "ours", "limit", "raw MPI", "/limit", "/MPI");

@@ -1,8 +1,11 @@
-// Cost of one-sided access from rank 0 (origin) to rank 1 (target) at
+// Cost of one-sided access from rank 0 (origin) to a target rank at
 // message sizes from 8 B to 4 MiB, against the baselines measured in the
-// same run:
-//   - dart_put_blocking / dart_get_blocking, and dart_put / dart_get each
-//     followed by dart_flush, against MPI_Put / MPI_Get + MPI_Win_flush;
+// same run. The target is the first rank on another node when the ranks
+// span nodes (across hosts, whatever the placement: 2 hosts x 2 units
+// placed by host target rank 2), else rank 1.
+//   - dart_put_blocking / dart_get_blocking, dart_put / dart_get each
+//     followed by dart_flush, and dart_put_handle / dart_get_handle each
+//     followed by dart_wait, against MPI_Put / MPI_Get + MPI_Win_flush;
 //   - dart_fetch_and_op (8 B, LONGLONG, SUM) and dart_compare_and_swap
 //     (8 B), each + dart_flush, against MPI_Fetch_and_op /
 //     MPI_Compare_and_swap + MPI_Win_flush;
@@ -76,7 +79,8 @@ Options parse(int argc, char** argv) {
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kSizes[] = {8, 64, 512, 4096, 32768, 262144, std::size_t(4) << 20};
 constexpr int kOrigin = 0;
-constexpr int kTarget = 1;
+// The target rank (see the head of the file); set once in main().
+int g_target = 1;
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
@@ -195,7 +199,7 @@ struct RawWindow {
       MPI_Aint size = 0;
       int disp_unit = 0;
       void* peer = nullptr;
-      check_mpi(MPI_Win_shared_query(win, kTarget, &size, &disp_unit, &peer), "MPI_Win_shared_query");
+      check_mpi(MPI_Win_shared_query(win, g_target, &size, &disp_unit, &peer), "MPI_Win_shared_query");
       target = page_aligned(peer);
       disp = target - static_cast<char*>(peer);
     } else if (kind == Kind::Create) {
@@ -209,7 +213,7 @@ struct RawWindow {
       mine = page_aligned(base);
       // Each rank's padding differs; everybody needs the target's.
       long long pad = mine - static_cast<char*>(base);
-      MPI_Bcast(&pad, 1, MPI_LONG_LONG, kTarget, MPI_COMM_WORLD);
+      MPI_Bcast(&pad, 1, MPI_LONG_LONG, g_target, MPI_COMM_WORLD);
       disp = static_cast<MPI_Aint>(pad);
     }
     MPI_Info_free(&info);
@@ -276,7 +280,10 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
 
   const char* shm_env = std::getenv("DART_SHARED_MEMORY");
-  const bool shared = dart_stores_to(kTarget, rank);
+  const int remote = bench::first_remote_rank();
+  if (remote > 0) g_target = remote;
+  const int per_node = bench::node_size();
+  const bool shared = dart_stores_to(g_target, rank);
   if (shared && !session.require(2, true, "all ranks must share one node (or set DART_SHARED_MEMORY=0)"))
     MPI_Abort(MPI_COMM_WORLD, 1);
 
@@ -297,7 +304,7 @@ int main(int argc, char** argv) {
     check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
   }
   dart_gptr_t g = seg;
-  g.unitid = kTarget;
+  g.unitid = g_target;
   dart_gptr_t g_fao = g, g_cas = g;
   g_fao.addr_or_offs.offset = atom_off;
   g_cas.addr_or_offs.offset = cas_off;
@@ -318,7 +325,8 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     const std::string libname = bench::mpi_library();
-    std::printf("# bench_rma: %d ranks (origin 0, target 1), %s\n", size, libname.c_str());
+    std::printf("# bench_rma: %d ranks, %d on rank 0's node (origin 0, target %d on %s node), %s\n", size, per_node,
+                g_target, remote > 0 ? "another" : "the same", libname.c_str());
     std::printf("# DART_SHARED_MEMORY=%s: %s\n", shm_env ? shm_env : "(unset)",
                 shared ? "on-node targets by load/store; MPI baseline: MPI_Win_allocate_shared over "
                          "MPI_COMM_WORLD; ld/st = memcpy or CPU atomic on MPI_Win_shared_query's address"
@@ -363,16 +371,16 @@ int main(int argc, char** argv) {
     line(
         name, n, iterations_for(o, n), ours,
         [&] {
-          MPI_Put(buf, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
-          MPI_Win_flush(kTarget, w);
+          MPI_Put(buf, c, MPI_BYTE, g_target, d, c, MPI_BYTE, w);
+          MPI_Win_flush(g_target, w);
         },
         [&] {
           std::memcpy(t, buf, n);
           clobber();
         },
         [&] {
-          MPI_Put(buf, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
-          MPI_Win_flush(kTarget, wc);
+          MPI_Put(buf, c, MPI_BYTE, g_target, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(g_target, wc);
         });
   };
   auto get_line = [&](const char* name, std::size_t n, auto ours) {
@@ -380,16 +388,16 @@ int main(int argc, char** argv) {
     line(
         name, n, iterations_for(o, n), ours,
         [&] {
-          MPI_Get(in, c, MPI_BYTE, kTarget, d, c, MPI_BYTE, w);
-          MPI_Win_flush(kTarget, w);
+          MPI_Get(in, c, MPI_BYTE, g_target, d, c, MPI_BYTE, w);
+          MPI_Win_flush(g_target, w);
         },
         [&] {
           std::memcpy(in, t, n);
           clobber();
         },
         [&] {
-          MPI_Get(in, c, MPI_BYTE, kTarget, dc, c, MPI_BYTE, wc);
-          MPI_Win_flush(kTarget, wc);
+          MPI_Get(in, c, MPI_BYTE, g_target, dc, c, MPI_BYTE, wc);
+          MPI_Win_flush(g_target, wc);
         });
   };
   for (const std::size_t n : ns)
@@ -401,12 +409,25 @@ int main(int argc, char** argv) {
       check(dart_flush(g), "dart_flush");
     });
   for (const std::size_t n : ns)
+    put_line("dart_put_handle+dart_wait", n, [&] {
+      dart_handle_t h = DART_HANDLE_NULL;
+      check(dart_put_handle(g, buf, n, DART_TYPE_BYTE, DART_TYPE_BYTE, &h), "dart_put_handle");
+      check(dart_wait(&h), "dart_wait");
+    });
+  for (const std::size_t n : ns)
     get_line("dart_get_blocking", n,
              [&] { check(dart_get_blocking(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get_blocking"); });
   for (const std::size_t n : ns)
     get_line("dart_get+dart_flush", n, [&] {
       check(dart_get(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_get");
       check(dart_flush(g), "dart_flush");
+    });
+
+  for (const std::size_t n : ns)
+    get_line("dart_get_handle+dart_wait", n, [&] {
+      dart_handle_t h = DART_HANDLE_NULL;
+      check(dart_get_handle(in, g, n, DART_TYPE_BYTE, DART_TYPE_BYTE, &h), "dart_get_handle");
+      check(dart_wait(&h), "dart_wait");
     });
 
   // Atomics. Each path has its own word and its own expected value, so
@@ -429,15 +450,15 @@ int main(int argc, char** argv) {
         },
         [&] {
           long long old = -1;
-          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(atom_off), MPI_SUM, w);
-          MPI_Win_flush(kTarget, w);
+          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, g_target, d + static_cast<MPI_Aint>(atom_off), MPI_SUM, w);
+          MPI_Win_flush(g_target, w);
           atomics_ok &= old == next_mpi++;
         },
         [&] { atomics_ok &= __atomic_fetch_add(word, one, __ATOMIC_SEQ_CST) == next_cpu++; },
         [&] {
           long long old = -1;
-          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(atom_off), MPI_SUM, wc);
-          MPI_Win_flush(kTarget, wc);
+          MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, g_target, dc + static_cast<MPI_Aint>(atom_off), MPI_SUM, wc);
+          MPI_Win_flush(g_target, wc);
           atomics_ok &= old == next_create++;
         });
   }
@@ -457,8 +478,8 @@ int main(int argc, char** argv) {
         [&] {
           const long long want = cur_mpi ^ 1;
           long long old = -1;
-          MPI_Compare_and_swap(&want, &cur_mpi, &old, MPI_LONG_LONG, kTarget, d + static_cast<MPI_Aint>(cas_off), w);
-          MPI_Win_flush(kTarget, w);
+          MPI_Compare_and_swap(&want, &cur_mpi, &old, MPI_LONG_LONG, g_target, d + static_cast<MPI_Aint>(cas_off), w);
+          MPI_Win_flush(g_target, w);
           atomics_ok &= old == cur_mpi;
           cur_mpi = want;
         },
@@ -471,9 +492,9 @@ int main(int argc, char** argv) {
         [&] {
           const long long want = cur_create ^ 1;
           long long old = -1;
-          MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, kTarget, dc + static_cast<MPI_Aint>(cas_off),
+          MPI_Compare_and_swap(&want, &cur_create, &old, MPI_LONG_LONG, g_target, dc + static_cast<MPI_Aint>(cas_off),
                                wc);
-          MPI_Win_flush(kTarget, wc);
+          MPI_Win_flush(g_target, wc);
           atomics_ok &= old == cur_create;
           cur_create = want;
         });
@@ -488,8 +509,8 @@ int main(int argc, char** argv) {
         rank, o, o.iterations,
         [&] { check(dart_put_blocking(g, buf, 8, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking"); },
         [&] {
-          MPI_Put(buf, 8, MPI_BYTE, kTarget, alloc.disp, 8, MPI_BYTE, wa);
-          MPI_Win_flush(kTarget, wa);
+          MPI_Put(buf, 8, MPI_BYTE, g_target, alloc.disp, 8, MPI_BYTE, wa);
+          MPI_Win_flush(g_target, wa);
         });
     if (rank == 0)
       std::printf(
@@ -506,7 +527,7 @@ int main(int argc, char** argv) {
     check(dart_put_blocking(g, buf, o.max_bytes, DART_TYPE_BYTE, DART_TYPE_BYTE), "dart_put_blocking");
   check(dart_barrier(DART_TEAM_ALL), "dart_barrier");
   int data_ok = 1;
-  if (rank == kTarget) {
+  if (rank == g_target) {
     dart_gptr_t mine = g;
     mine.addr_or_offs.offset = 0;
     void* addr = nullptr;

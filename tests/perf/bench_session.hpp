@@ -50,6 +50,23 @@ inline int node_size() {
   return n;
 }
 
+// The lowest rank that does not share rank 0's node, or -1 when every rank
+// does (collective on MPI_COMM_WORLD). A benchmark across hosts targets it,
+// whatever the placement of ranks on hosts.
+inline int first_remote_rank() {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int with_zero = rank == 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &with_zero, 1, MPI_INT, MPI_MAX, node);
+  MPI_Comm_free(&node);
+  int mine = with_zero ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return first < size ? first : -1;
+}
+
 // MPI and DART for the length of main(). With Mpi::dart, dart_init brings
 // MPI up and dart_exit takes it down. Otherwise the program initialises MPI
 // itself, with MPI_Init (Mpi::program) or at MPI_THREAD_MULTIPLE, the level

@@ -83,6 +83,19 @@ g('shmem_broadcast', 'shmem_{N}_broadcast', RMA, TEAM + [('nelems', 'size_t'), (
 for op, ty in [('and', RBIT), ('or', RBIT), ('xor', RBIT), ('max', RMM), ('min', RMM), ('sum', RAR), ('prod', RAR)]:
     g('shmem_' + op + '_reduce', 'shmem_{N}_' + op + '_reduce', ty, TEAM + [('nreduce', 'size_t')], ret='int',
       ctx=False, disp='dest')
+# The deprecated atomic names (OpenSHMEM 1.3) that 1.5 and 1.6 still list,
+# type-generic for the types their tables name; no context forms.
+DEP = [('int', 'int'), ('long', 'long'), ('long long', 'longlong')]
+DEPX = DEP + [('float', 'float'), ('double', 'double')]
+g('shmem_finc', 'shmem_{N}_finc', DEP, [('dest', 'T*'), ('pe', 'int')], ret='T', ctx=False)
+g('shmem_inc', 'shmem_{N}_inc', DEP, [('dest', 'T*'), ('pe', 'int')], ctx=False)
+g('shmem_fadd', 'shmem_{N}_fadd', DEP, [('dest', 'T*'), ('value', 'T'), ('pe', 'int')], ret='T', ctx=False)
+g('shmem_add', 'shmem_{N}_add', DEP, [('dest', 'T*'), ('value', 'T'), ('pe', 'int')], ctx=False)
+g('shmem_cswap', 'shmem_{N}_cswap', DEP, [('dest', 'T*'), ('cond', 'T'), ('value', 'T'), ('pe', 'int')], ret='T',
+  ctx=False)
+g('shmem_swap', 'shmem_{N}_swap', DEPX, [('dest', 'T*'), ('value', 'T'), ('pe', 'int')], ret='T', ctx=False)
+g('shmem_fetch', 'shmem_{N}_fetch', DEPX, [('source', 'const T*'), ('pe', 'int')], ret='T', ctx=False)
+g('shmem_set', 'shmem_{N}_set', DEPX, [('dest', 'T*'), ('value', 'T'), ('pe', 'int')], ctx=False)
 ONE = [('ivar', 'T*'), ('cmp', 'int'), ('cmp_value', 'T')]
 MANY = [('ivars', 'T*'), ('nelems', 'size_t'), ('status', 'const int*'), ('cmp', 'int'), ('cmp_value', 'T')]
 SOME = [('ivars', 'T*'), ('nelems', 'size_t'), ('indices', 'size_t*'), ('status', 'const int*'), ('cmp', 'int'),

@@ -79,3 +79,4 @@ run(${LAUNCH} ${WORK_DIR}/shmem_pc)
 if(NOT last_output MATCHES "shmem consumer ok on 2 PEs")
   message(FATAL_ERROR "unexpected output from the pkg-config shmem consumer")
 endif()
+

@@ -16,6 +16,7 @@ int main(void) {
   shmem_init();
   const int me = shmem_my_pe(), n = shmem_n_pes();
   const int right = (me + 1) % n;
+  const int left = (me + n - 1) % n;
   CHECK(me >= 0 && me < n && n >= 1, "my_pe %d, n_pes %d", me, n);
   CHECK(_my_pe() == me && _num_pes() == n, "deprecated identity names");
   int major = 0, minor = 0;
@@ -93,6 +94,20 @@ int main(void) {
     CHECK(again == blocks[0], "the first freed block is reused (%p vs %p)", (void*)again, (void*)blocks[0]);
     void* aligned = shmem_align(4096, 10);
     CHECK(aligned && ((uintptr_t)aligned % 4096) == 0, "shmem_align(4096)");
+    /* Every power of two up to 2 MiB, beyond the page: aligned on every PE,
+     * and a put through it lands at the neighbour's aligned block. */
+    for (size_t a = 8192; a <= ((size_t)2 << 20); a *= 4) {
+      long* big = shmem_align(a, 3 * sizeof(long));
+      CHECK(big && ((uintptr_t)big % a) == 0, "shmem_align(%zu) returned %p", a, (void*)big);
+      if (big) {
+        big[0] = -1;
+        shmem_barrier_all();
+        shmem_long_p(big, me * 100 + (long)(a >> 13), right);
+        shmem_barrier_all();
+        CHECK(big[0] == left * 100 + (long)(a >> 13), "put to shmem_align(%zu)'s block: %ld", a, big[0]);
+        shmem_free(big);
+      }
+    }
     long* zeros = shmem_calloc(1000, sizeof(long));
     int nonzero = 0;
     for (int i = 0; i < 1000; ++i) nonzero += zeros[i] != 0;
@@ -129,6 +144,8 @@ int main(void) {
     CHECK_ERR(SHMEMX_ERR_NOMEM, "more than the heap");
     CHECK(shmem_align(3, 64) == NULL, "alignment 3");
     CHECK_ERR(SHMEMX_ERR_ARG, "alignment 3");
+    CHECK(shmem_align((size_t)4 << 20, 64) == NULL, "alignment 4 MiB");
+    CHECK_ERR(SHMEMX_ERR_ARG, "alignment 4 MiB");
     if (n > 1) {
       CHECK(shmem_malloc(me == 0 ? 64 : 128) == NULL, "sizes that differ between PEs");
       CHECK_ERR(SHMEMX_ERR_MISMATCH, "sizes that differ between PEs");

@@ -191,6 +191,53 @@ DEF_MULTI(long, long)
 DEF_MULTI(unsigned short, ushort)
 DEF_MULTI(uint64_t, uint64)
 
+/* Fairness of the _any routines: "if an entry i ... satisfies the test
+ * condition, a series of calls ... must eventually return i". With every
+ * element satisfied, a series of calls (plain and vector, test and wait)
+ * must return each of them; 64 calls per element make a miss by chance
+ * impossible in practice (each call picks each element with chance 1/NV).
+ * The specification's own loop (status NULL, waiting for one index) must
+ * end too. */
+#define DEF_FAIR(T, N)                                                                                    \
+  static void fair_##N(T* iv, const char* where) {                                                          \
+    const char* tn = #N;                                                                                    \
+    T cv[NV];                                                                                               \
+    for (int i = 0; i < NV; ++i) {                                                                          \
+      iv[i] = (T)(i + 1);                                                                                   \
+      cv[i] = (T)(i + 1);                                                                                   \
+    }                                                                                                       \
+    for (int form = 0; form < 4; ++form) {                                                                  \
+      int seen[NV] = {0};                                                                                   \
+      for (int call = 0; call < 64 * NV; ++call) {                                                          \
+        size_t k = SIZE_MAX;                                                                                \
+        switch (form) {                                                                                     \
+          case 0: k = shmem_##N##_test_any(iv, NV, NULL, SHMEM_CMP_NE, (T)0); break;                        \
+          case 1: k = shmem_##N##_wait_until_any(iv, NV, NULL, SHMEM_CMP_NE, (T)0); break;                  \
+          case 2: k = shmem_##N##_test_any_vector(iv, NV, NULL, SHMEM_CMP_EQ, cv); break;                   \
+          default: k = shmem_##N##_wait_until_any_vector(iv, NV, NULL, SHMEM_CMP_EQ, cv); break;            \
+        }                                                                                                   \
+        if (k < NV) seen[k] = 1;                                                                            \
+        else CHECK(0, "%s %s: _any form %d returned %zu with every element satisfied", tn, where, form, k); \
+      }                                                                                                     \
+      for (int i = 0; i < NV; ++i)                                                                          \
+        CHECK(seen[i], "%s %s: _any form %d never returned element %d of %d satisfied ones", tn, where,     \
+              form, i, NV);                                                                                 \
+    }                                                                                                       \
+    size_t k = SIZE_MAX;                                                                                    \
+    long calls = 0;                                                                                         \
+    while (k != NV - 1 && calls < 1000000) {                                                                \
+      k = shmem_##N##_test_any(iv, NV, NULL, SHMEM_CMP_NE, (T)0);                                           \
+      ++calls;                                                                                              \
+    }                                                                                                       \
+    CHECK(k == NV - 1, "%s %s: the last element never came back in %ld calls", tn, where, calls);           \
+    for (int i = 0; i < NV; ++i) iv[i] = (T)0;                                                              \
+    shmem_barrier_all();                                                                                    \
+  }
+DEF_FAIR(int, int)
+DEF_FAIR(long, long)
+DEF_FAIR(unsigned short, ushort)
+DEF_FAIR(uint64_t, uint64)
+
 /* ---- put with signal -------------------------------------------------- */
 
 static double g_data[NMAX * NEL];
@@ -438,6 +485,10 @@ int main(void) {
   multi_long(hl, "heap");
   multi_ushort(hus, "heap");
   multi_uint64(hu64, "heap");
+  fair_int(g_ints, "global");
+  fair_long(hl, "heap");
+  fair_ushort(hus, "heap");
+  fair_uint64(hu64, "heap");
 
   double* buf = shmem_malloc(2 * NMAX * NEL * sizeof(double));
   uint64_t* sig = shmem_calloc(8, sizeof(uint64_t));

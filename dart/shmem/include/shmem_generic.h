@@ -125,6 +125,14 @@
 #define shmem_min_reduce(team, dest, source, nreduce) _Generic(*(dest), char: shmem_char_min_reduce, signed char: shmem_schar_min_reduce, short: shmem_short_min_reduce, int: shmem_int_min_reduce, long: shmem_long_min_reduce, long long: shmem_longlong_min_reduce, unsigned char: shmem_uchar_min_reduce, unsigned short: shmem_ushort_min_reduce, unsigned int: shmem_uint_min_reduce, unsigned long: shmem_ulong_min_reduce, unsigned long long: shmem_ulonglong_min_reduce, float: shmem_float_min_reduce, double: shmem_double_min_reduce, long double: shmem_longdouble_min_reduce)(team, dest, source, nreduce)
 #define shmem_sum_reduce(team, dest, source, nreduce) _Generic(*(dest), char: shmem_char_sum_reduce, signed char: shmem_schar_sum_reduce, short: shmem_short_sum_reduce, int: shmem_int_sum_reduce, long: shmem_long_sum_reduce, long long: shmem_longlong_sum_reduce, unsigned char: shmem_uchar_sum_reduce, unsigned short: shmem_ushort_sum_reduce, unsigned int: shmem_uint_sum_reduce, unsigned long: shmem_ulong_sum_reduce, unsigned long long: shmem_ulonglong_sum_reduce, float: shmem_float_sum_reduce, double: shmem_double_sum_reduce, long double: shmem_longdouble_sum_reduce, DART_SHMEM_COMPLEXD: shmem_complexd_sum_reduce, DART_SHMEM_COMPLEXF: shmem_complexf_sum_reduce)(team, dest, source, nreduce)
 #define shmem_prod_reduce(team, dest, source, nreduce) _Generic(*(dest), char: shmem_char_prod_reduce, signed char: shmem_schar_prod_reduce, short: shmem_short_prod_reduce, int: shmem_int_prod_reduce, long: shmem_long_prod_reduce, long long: shmem_longlong_prod_reduce, unsigned char: shmem_uchar_prod_reduce, unsigned short: shmem_ushort_prod_reduce, unsigned int: shmem_uint_prod_reduce, unsigned long: shmem_ulong_prod_reduce, unsigned long long: shmem_ulonglong_prod_reduce, float: shmem_float_prod_reduce, double: shmem_double_prod_reduce, long double: shmem_longdouble_prod_reduce, DART_SHMEM_COMPLEXD: shmem_complexd_prod_reduce, DART_SHMEM_COMPLEXF: shmem_complexf_prod_reduce)(team, dest, source, nreduce)
+#define shmem_finc(dest, pe) _Generic(*(dest), int: shmem_int_finc, long: shmem_long_finc, long long: shmem_longlong_finc)(dest, pe)
+#define shmem_inc(dest, pe) _Generic(*(dest), int: shmem_int_inc, long: shmem_long_inc, long long: shmem_longlong_inc)(dest, pe)
+#define shmem_fadd(dest, value, pe) _Generic(*(dest), int: shmem_int_fadd, long: shmem_long_fadd, long long: shmem_longlong_fadd)(dest, value, pe)
+#define shmem_add(dest, value, pe) _Generic(*(dest), int: shmem_int_add, long: shmem_long_add, long long: shmem_longlong_add)(dest, value, pe)
+#define shmem_cswap(dest, cond, value, pe) _Generic(*(dest), int: shmem_int_cswap, long: shmem_long_cswap, long long: shmem_longlong_cswap)(dest, cond, value, pe)
+#define shmem_swap(dest, value, pe) _Generic(*(dest), int: shmem_int_swap, long: shmem_long_swap, long long: shmem_longlong_swap, float: shmem_float_swap, double: shmem_double_swap)(dest, value, pe)
+#define shmem_fetch(source, pe) _Generic(*(source), int: shmem_int_fetch, long: shmem_long_fetch, long long: shmem_longlong_fetch, float: shmem_float_fetch, double: shmem_double_fetch)(source, pe)
+#define shmem_set(dest, value, pe) _Generic(*(dest), int: shmem_int_set, long: shmem_long_set, long long: shmem_longlong_set, float: shmem_float_set, double: shmem_double_set)(dest, value, pe)
 #define shmem_wait_until(ivar, cmp, cmp_value) _Generic(*(ivar), short: shmem_short_wait_until, int: shmem_int_wait_until, long: shmem_long_wait_until, long long: shmem_longlong_wait_until, unsigned short: shmem_ushort_wait_until, unsigned int: shmem_uint_wait_until, unsigned long: shmem_ulong_wait_until, unsigned long long: shmem_ulonglong_wait_until)(ivar, cmp, cmp_value)
 #define shmem_wait_until_all(ivars, nelems, status, cmp, cmp_value) _Generic(*(ivars), short: shmem_short_wait_until_all, int: shmem_int_wait_until_all, long: shmem_long_wait_until_all, long long: shmem_longlong_wait_until_all, unsigned short: shmem_ushort_wait_until_all, unsigned int: shmem_uint_wait_until_all, unsigned long: shmem_ulong_wait_until_all, unsigned long long: shmem_ulonglong_wait_until_all)(ivars, nelems, status, cmp, cmp_value)
 #define shmem_wait_until_any(ivars, nelems, status, cmp, cmp_value) _Generic(*(ivars), short: shmem_short_wait_until_any, int: shmem_int_wait_until_any, long: shmem_long_wait_until_any, long long: shmem_longlong_wait_until_any, unsigned short: shmem_ushort_wait_until_any, unsigned int: shmem_uint_wait_until_any, unsigned long: shmem_ulong_wait_until_any, unsigned long long: shmem_ulonglong_wait_until_any)(ivars, nelems, status, cmp, cmp_value)
@@ -848,6 +856,36 @@ inline int shmem_prod_reduce(shmem_team_t team, double* dest, const double* sour
 inline int shmem_prod_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return shmem_longdouble_prod_reduce(team, dest, source, nreduce); }
 inline int shmem_prod_reduce(shmem_team_t team, DART_SHMEM_COMPLEXD* dest, const DART_SHMEM_COMPLEXD* source, size_t nreduce) { return shmem_complexd_prod_reduce(team, dest, source, nreduce); }
 inline int shmem_prod_reduce(shmem_team_t team, DART_SHMEM_COMPLEXF* dest, const DART_SHMEM_COMPLEXF* source, size_t nreduce) { return shmem_complexf_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_finc(int* dest, int pe) { return shmem_int_finc(dest, pe); }
+inline long shmem_finc(long* dest, int pe) { return shmem_long_finc(dest, pe); }
+inline long long shmem_finc(long long* dest, int pe) { return shmem_longlong_finc(dest, pe); }
+inline void shmem_inc(int* dest, int pe) { shmem_int_inc(dest, pe); }
+inline void shmem_inc(long* dest, int pe) { shmem_long_inc(dest, pe); }
+inline void shmem_inc(long long* dest, int pe) { shmem_longlong_inc(dest, pe); }
+inline int shmem_fadd(int* dest, int value, int pe) { return shmem_int_fadd(dest, value, pe); }
+inline long shmem_fadd(long* dest, long value, int pe) { return shmem_long_fadd(dest, value, pe); }
+inline long long shmem_fadd(long long* dest, long long value, int pe) { return shmem_longlong_fadd(dest, value, pe); }
+inline void shmem_add(int* dest, int value, int pe) { shmem_int_add(dest, value, pe); }
+inline void shmem_add(long* dest, long value, int pe) { shmem_long_add(dest, value, pe); }
+inline void shmem_add(long long* dest, long long value, int pe) { shmem_longlong_add(dest, value, pe); }
+inline int shmem_cswap(int* dest, int cond, int value, int pe) { return shmem_int_cswap(dest, cond, value, pe); }
+inline long shmem_cswap(long* dest, long cond, long value, int pe) { return shmem_long_cswap(dest, cond, value, pe); }
+inline long long shmem_cswap(long long* dest, long long cond, long long value, int pe) { return shmem_longlong_cswap(dest, cond, value, pe); }
+inline int shmem_swap(int* dest, int value, int pe) { return shmem_int_swap(dest, value, pe); }
+inline long shmem_swap(long* dest, long value, int pe) { return shmem_long_swap(dest, value, pe); }
+inline long long shmem_swap(long long* dest, long long value, int pe) { return shmem_longlong_swap(dest, value, pe); }
+inline float shmem_swap(float* dest, float value, int pe) { return shmem_float_swap(dest, value, pe); }
+inline double shmem_swap(double* dest, double value, int pe) { return shmem_double_swap(dest, value, pe); }
+inline int shmem_fetch(const int* source, int pe) { return shmem_int_fetch(source, pe); }
+inline long shmem_fetch(const long* source, int pe) { return shmem_long_fetch(source, pe); }
+inline long long shmem_fetch(const long long* source, int pe) { return shmem_longlong_fetch(source, pe); }
+inline float shmem_fetch(const float* source, int pe) { return shmem_float_fetch(source, pe); }
+inline double shmem_fetch(const double* source, int pe) { return shmem_double_fetch(source, pe); }
+inline void shmem_set(int* dest, int value, int pe) { shmem_int_set(dest, value, pe); }
+inline void shmem_set(long* dest, long value, int pe) { shmem_long_set(dest, value, pe); }
+inline void shmem_set(long long* dest, long long value, int pe) { shmem_longlong_set(dest, value, pe); }
+inline void shmem_set(float* dest, float value, int pe) { shmem_float_set(dest, value, pe); }
+inline void shmem_set(double* dest, double value, int pe) { shmem_double_set(dest, value, pe); }
 inline void shmem_wait_until(short* ivar, int cmp, short cmp_value) { shmem_short_wait_until(ivar, cmp, cmp_value); }
 inline void shmem_wait_until(int* ivar, int cmp, int cmp_value) { shmem_int_wait_until(ivar, cmp, cmp_value); }
 inline void shmem_wait_until(long* ivar, int cmp, long cmp_value) { shmem_long_wait_until(ivar, cmp, cmp_value); }

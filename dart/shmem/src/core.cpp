@@ -294,7 +294,7 @@ bool remote(const char* call, const void* addr, std::size_t bytes, int world, Re
     if (bytes > st.heap_bytes - off) return past_end("the symmetric heap");
     out->g = st.heap;
     out->g.unitid = world;
-    out->g.addr_or_offs.offset = off;
+    out->g.addr_or_offs.offset = st.skew[static_cast<std::size_t>(world)] + off;
     char* base = st.direct[static_cast<std::size_t>(world)];
     out->direct = base ? base + off : nullptr;
     return true;
@@ -383,6 +383,17 @@ void* allocate(const char* call, std::size_t bytes, std::size_t align, bool zero
   if (!require_init(call)) return nullptr;
   quiet(call, SHMEM_CTX_DEFAULT);
   if (!agree(call, {static_cast<long long>(bytes), static_cast<long long>(align)})) return nullptr;
+  if (align == 0 || (align & (align - 1)) != 0) {
+    fail(call, SHMEMX_ERR_ARG, "alignment " + std::to_string(align) + " is not a power of two");
+    return nullptr;
+  }
+  if (align > kHeapAlign) {
+    fail(call, SHMEMX_ERR_ARG,
+         "alignment " + std::to_string(align) + " exceeds the largest the symmetric heap offers (" +
+             std::to_string(kHeapAlign) + " bytes)");
+    return nullptr;
+  }
+  align = std::max<std::size_t>(align, 64);
   if (bytes == 0) return nullptr;
   const auto off = g_heap.allocate(bytes, align);
   if (!off) {
@@ -447,7 +458,8 @@ int shmem_init_thread(int requested, int* provided) {
   st.npes = static_cast<int>(n);
 
   st.heap_bytes = heap_size_setting();
-  ret = dart_team_memalloc_aligned(DART_TEAM_ALL, st.heap_bytes, DART_TYPE_BYTE, &st.heap);
+  // kHeapAlign more than the heap, for each PE's skew (below).
+  ret = dart_team_memalloc_aligned(DART_TEAM_ALL, st.heap_bytes + kHeapAlign, DART_TYPE_BYTE, &st.heap);
   if (ret != DART_OK) {
     std::fprintf(stderr, "shmem: PE %d: shmem_init: the symmetric heap of %zu bytes could not be allocated "
                  "(DART error %d; lower SHMEM_SYMMETRIC_SIZE)\n", st.me, st.heap_bytes, static_cast<int>(ret));
@@ -470,6 +482,16 @@ int shmem_init_thread(int requested, int* provided) {
     dart_gptr_getaddr(g, &a);
     st.heap_base = static_cast<char*>(a);
   }
+  // Each PE's heap starts at the first kHeapAlign boundary of its part;
+  // every PE learns every skew, which remote() adds to a heap offset.
+  const std::uint64_t my_skew =
+      (kHeapAlign - reinterpret_cast<std::uintptr_t>(st.heap_base) % kHeapAlign) % kHeapAlign;
+  std::vector<std::uint64_t> skews(static_cast<std::size_t>(st.npes));
+  dart_allgather(&my_skew, skews.data(), 1, DART_TYPE_ULONGLONG, DART_TEAM_ALL);
+  st.skew.assign(skews.begin(), skews.end());
+  st.heap_base += my_skew;
+  for (int p = 0; p < st.npes; ++p)
+    if (char*& d = st.direct[static_cast<std::size_t>(p)]) d += st.skew[static_cast<std::size_t>(p)];
   st.cpu_atomics = std::all_of(st.direct.begin(), st.direct.end(), [](char* p) { return p != nullptr; });
   g_heap.reset(st.heap_bytes);
 
@@ -527,6 +549,7 @@ void shmem_finalize(void) {
   st.heap_base = nullptr;
   st.heap_bytes = 0;
   st.direct.clear();
+  st.skew.clear();
   if (st.owns_dart) dart_exit();
   st.owns_dart = false;
   st.initialized = false;
@@ -603,11 +626,9 @@ void* shmem_calloc(size_t count, size_t size) {
 }
 void* shmem_malloc_with_hints(size_t size, long) { return allocate("shmem_malloc_with_hints", size, 64, false); }
 void* shmem_align(size_t alignment, size_t size) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-    fail("shmem_align", SHMEMX_ERR_ARG, "alignment " + std::to_string(alignment) + " is not a power of two");
-    return nullptr;
-  }
-  return allocate("shmem_align", size, std::max<size_t>(alignment, 64), false);
+  // allocate() checks the alignment once the PEs agree on it, so that a
+  // bad one fails on every PE alike.
+  return allocate("shmem_align", size, alignment, false);
 }
 
 void shmem_free(void* ptr) {

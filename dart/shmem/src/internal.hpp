@@ -53,6 +53,9 @@ namespace dshmem {
 
 constexpr std::uint32_t kTeamMagic = 0x5445414dU;  // "TEAM"
 constexpr std::uint32_t kCtxMagic = 0x43545854U;   // "CTXT"
+// The alignment of every PE's heap start: a huge page, the largest
+// alignment shmem_align grants.
+constexpr std::size_t kHeapAlign = std::size_t(2) << 20;
 
 struct State {
   bool initialized = false;
@@ -67,6 +70,11 @@ struct State {
   dart_gptr_t heap{};
   // Per world PE: that PE's heap mapped into this process, or nullptr.
   std::vector<char*> direct;
+  // Per world PE: where its heap starts in its part of the segment (the
+  // DART offset of heap offset 0 there). Each PE starts its heap at an
+  // address aligned to kHeapAlign, so that an offset aligned to any power
+  // of two up to it is aligned on every PE (shmem_align).
+  std::vector<std::size_t> skew;
   // Whether atomics on the heap are CPU atomics (every PE maps every
   // other: DART's own rule, rma/atomics.hpp, so both sides agree).
   bool cpu_atomics = false;

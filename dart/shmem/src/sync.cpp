@@ -181,6 +181,16 @@ using namespace dshmem;
 // unsigned short: the element-wise forms over the single-element ones.
 namespace {
 
+// A uniform start for an _any look among n > 0 elements (per-thread
+// xorshift; no state shared between arrays or threads).
+size_t any_start(size_t n) noexcept {
+  thread_local uint64_t x = 0x9e3779b97f4a7c15ULL ^ reinterpret_cast<uintptr_t>(&x);
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return static_cast<size_t>(x % n);
+}
+
 template <class T>
 bool ushort_test(const char* call, T* ivars, size_t nelems, const int* status, int cmp, const T* values, bool vec,
                  size_t* indices, size_t* count, size_t* first) {
@@ -189,11 +199,20 @@ bool ushort_test(const char* call, T* ivars, size_t nelems, const int* status, i
   dart_gptr_t g;
   if (!ivars_gptr(call, ivars, nelems, sizeof(T), cmp, &g)) return false;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  // *first is the satisfied element met first from a random start, around
+  // (the _any routines must return each satisfied element in some call of
+  // a series, as DART's own _any does); indices stay in increasing order.
+  const size_t start = nelems ? any_start(nelems) : 0;
+  size_t first_distance = SIZE_MAX;
   for (size_t i = 0; i < nelems; ++i) {
     if (status && status[i]) continue;
     if (holds(__atomic_load_n(&ivars[i], __ATOMIC_ACQUIRE), cmp, vec ? values[i] : values[0])) {
       if (indices) indices[*count] = i;
-      if (*first == SIZE_MAX) *first = i;
+      const size_t distance = i >= start ? i - start : i + nelems - start;
+      if (distance < first_distance) {
+        first_distance = distance;
+        *first = i;
+      }
       ++*count;
     }
   }

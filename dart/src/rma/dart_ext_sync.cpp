@@ -134,6 +134,18 @@ bool any_included(const Region& r, const Query& q) {
   return false;
 }
 
+// Where an _any look starts among n > 0 elements: uniform, from a
+// per-thread xorshift generator (no lock, no shared state; a start that
+// depended on the previous result would couple a thread's waits on
+// different arrays and could skip an element for ever).
+std::size_t any_start(std::size_t n) noexcept {
+  thread_local std::uint64_t x = 0x9e3779b97f4a7c15ULL ^ reinterpret_cast<std::uintptr_t>(&x);
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return static_cast<std::size_t>(x % n);
+}
+
 // One look at the elements. True when the query is satisfied.
 template <class T>
 bool check(const Region& r, Query& q) noexcept {
@@ -157,7 +169,10 @@ bool check(const Region& r, Query& q) noexcept {
       }
       return true;
     case Form::Any:
-      for (std::size_t i = 0; i < r.n; ++i)
+      // From a random start, around: of several satisfied elements each is
+      // returned by some call of a series, as OpenSHMEM's _any routines
+      // require (always the lowest would starve the others for ever).
+      for (std::size_t k = 0, i = any_start(r.n); k < r.n; ++k, i = i + 1 == r.n ? 0 : i + 1)
         if (q.included(i) && satisfied(i)) {
           q.index = i;
           return true;

@@ -71,7 +71,11 @@ dart_ret_t dart_test_until(dart_gptr_t gptr, dart_cmp_t cmp, const void* value, 
  * _all:  returns when every included element satisfies its comparison
  *        (at once when none is included).
  * _any:  returns when some included element does; *index receives its
- *        index (DART_WAIT_NONE at once when none is included).
+ *        index (DART_WAIT_NONE at once when none is included). When
+ *        several do, which one is returned varies from call to call (each
+ *        look starts at a random element), so an element that stays
+ *        satisfied is returned by some call of a series, as OpenSHMEM's
+ *        _any routines require.
  * _some: returns when at least one included element does; the indices of
  *        all that do are written to `indices` (room for nelems entries) in
  *        increasing order and their number to *count (0 at once when none

@@ -1,0 +1,65 @@
+# cmake -DBUILD_DIR= -DWORK_DIR= -DCONSUMER_SRC= -DLAUNCH=a|b|c -P shmem_wrappers.cmake
+# Installs the build into a scratch prefix and checks that the installed
+# oshcc and oshc++ behave as other OpenSHMEM implementations' wrappers do.
+string(REPLACE "|" ";" LAUNCH "${LAUNCH}")
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(h mpp/shmem.h mpp/shmemx.h)
+  if(NOT EXISTS ${prefix}/include/${h})
+    message(FATAL_ERROR "not installed: include/${h}")
+  endif()
+endforeach()
+# The wrappers as other implementations' are: the legacy include path,
+# MPI and libm with nothing but the program's arguments, and the options
+# that print what they would do.
+run(${prefix}/bin/oshcc -std=c11 ${CONSUMER_SRC}/shmem_legacy_consumer.c -o ${WORK_DIR}/shmem_legacy)
+run(${LAUNCH} ${WORK_DIR}/shmem_legacy)
+message(STATUS "legacy oshcc consumer:\n${last_output}")
+if(NOT last_output MATCHES "legacy consumer ok on 2 PEs")
+  message(FATAL_ERROR "unexpected output from the legacy oshcc consumer")
+endif()
+# Each option, and what its output must and must not hold.
+foreach(form "--showme|-ldartshmem.*-lm|^$" "-show|-ldartshmem.*-lm|^$" "--showme:compile|^-I| -l"
+             "--showme:link|-ldartshmem.*-lm|-I" "-compile-info| -c x.c|-ldartshmem"
+             "-link-info|-ldartshmem.*-lm|^$")
+  string(REPLACE "|" ";" form "${form}")
+  list(GET form 0 option)
+  list(GET form 1 must)
+  list(GET form 2 must_not)
+  set(args ${option} x.c -o x)
+  if(option STREQUAL "-compile-info")
+    set(args ${option} -c x.c)
+  endif()
+  run(${prefix}/bin/oshcc ${args})
+  string(STRIP "${last_output}" shown)
+  if(NOT shown MATCHES "${must}" OR shown MATCHES "${must_not}")
+    message(FATAL_ERROR "oshcc ${args} printed '${shown}'")
+  endif()
+  message(STATUS "oshcc ${option}: ${shown}")
+endforeach()
+# The compiler variables of Sandia OpenSHMEM and Open MPI's oshmem.
+foreach(var SHMEM_CC OSHMEM_CC)
+  set(ENV{${var}} /bin/echo)
+  run(${prefix}/bin/oshcc x.c)
+  unset(ENV{${var}})
+  if(NOT last_output MATCHES "x.c")
+    message(FATAL_ERROR "oshcc ignored ${var}: '${last_output}'")
+  endif()
+endforeach()
+set(ENV{SHMEM_CXX} /bin/echo)
+run(${prefix}/bin/oshc++ x.cpp)
+unset(ENV{SHMEM_CXX})
+if(NOT last_output MATCHES "x.cpp")
+  message(FATAL_ERROR "oshc++ ignored SHMEM_CXX: '${last_output}'")
+endif()

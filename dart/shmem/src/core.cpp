@@ -1,5 +1,6 @@
 // OpenSHMEM setup, symmetric memory, teams, contexts and ordering over DART.
 #include "internal.hpp"
+#include "mpi_interop.hpp"
 
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_globals.h>
@@ -436,6 +437,8 @@ int shmem_init_thread(int requested, int* provided) {
   if (dart_initialized()) {
     // The program runs DART itself; OpenSHMEM shares its runtime.
     level = SHMEM_THREAD_MULTIPLE;
+  } else if (!mpi_interop::hold()) {
+    ret = DART_ERR_OTHER;
   } else if (requested == SHMEM_THREAD_SINGLE) {
     ret = dart_init(nullptr, nullptr);
     st.owns_dart = ret == DART_OK;
@@ -463,7 +466,10 @@ int shmem_init_thread(int requested, int* provided) {
   if (ret != DART_OK) {
     std::fprintf(stderr, "shmem: PE %d: shmem_init: the symmetric heap of %zu bytes could not be allocated "
                  "(DART error %d; lower SHMEM_SYMMETRIC_SIZE)\n", st.me, st.heap_bytes, static_cast<int>(ret));
-    if (st.owns_dart) dart_exit();
+    if (st.owns_dart) {
+      dart_exit();
+      mpi_interop::release();
+    }
     return 1;
   }
   st.heap.addr_or_offs.offset = 0;
@@ -550,7 +556,10 @@ void shmem_finalize(void) {
   st.heap_bytes = 0;
   st.direct.clear();
   st.skew.clear();
-  if (st.owns_dart) dart_exit();
+  if (st.owns_dart) {
+    dart_exit();
+    mpi_interop::release();
+  }
   st.owns_dart = false;
   st.initialized = false;
 }

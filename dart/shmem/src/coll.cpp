@@ -3,10 +3,12 @@
 // Team collectives are DART collectives on the team's DART team, on the
 // caller's local buffers (source and dest are symmetric, so each PE's are
 // its own). The deprecated active-set routines name their PEs by start,
-// stride and size, with no team to run a DART collective on and only the
-// set's members calling; they synchronise through the caller's pSync
-// words with atomics and waits, and move data with gets, deterministic in
-// the set's PE order.
+// stride and size. A set of every PE (start 0, size n_pes: what most
+// programs and benchmarks pass) is the world team and takes the world
+// team's collective, at the team routine's cost. Any other set has no
+// team to run a DART collective on, only its members calling: it
+// synchronises through the caller's pSync words with atomics and waits,
+// and moves data with gets, deterministic in the set's PE order.
 #include "internal.hpp"
 
 #include <dash/dart/ext/dart_wait.h>
@@ -216,6 +218,10 @@ bool active_set(const char* call, int PE_start, int logPE_stride, int PE_size, A
   return true;
 }
 
+// Whether an active set is every PE: the world team serves it (pSync is
+// then left alone, as the routines promise to leave it).
+bool whole_world(const ActiveSet& set) { return set.start == 0 && set.size == st.npes; }
+
 // pSync[0] on the set's first PE counts arrivals; pSync[1] on each other
 // member is its release. Both return to SHMEM_SYNC_VALUE before the
 // barrier ends, so pSync can be reused at once, as the specification
@@ -224,6 +230,11 @@ void active_barrier(const char* call, const ActiveSet& set, long* pSync, bool co
   if (complete) quiet_all(call);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (set.size == 1) return;
+  if (whole_world(set)) {
+    const dart_ret_t ret = dart_barrier(DART_TEAM_ALL);
+    if (ret != DART_OK) dart_failed(call, ret);
+    return;
+  }
   dart_gptr_t g;
   if (!local_gptr(call, pSync, 2 * sizeof(long), &g)) return;
   const int root = set.pe(0);
@@ -249,6 +260,16 @@ void active_broadcast(const char* call, void* dest, const void* source, std::siz
   ActiveSet set;
   if (!active_set(call, start, log_stride, set_size, &set)) return;
   if (root < 0 || root >= set.size) return fail(call, SHMEMX_ERR_PE, "PE_root is outside the active set");
+  if (whole_world(set)) {
+    // The root's dest stays as it is: the root sends from source, which
+    // dart_bcast only reads there.
+    quiet_all(call);
+    if (nelems == 0) return;
+    const Units u = units_of(nelems * size);
+    void* buf = set.index == root ? const_cast<void*>(source) : dest;
+    (void)finish(call, dart_bcast(buf, u.count, u.type, dart_team_unit_t{root}, DART_TEAM_ALL));
+    return;
+  }
   active_barrier(call, set, pSync, true);
   if (set.index != root && nelems) get_bytes(call, dest, source, nelems * size, set.pe(root));
   active_barrier(call, set, pSync, false);
@@ -258,6 +279,12 @@ void active_collect(const char* call, void* dest, const void* source, std::size_
                     int log_stride, int set_size, long* pSync, bool fixed) {
   ActiveSet set;
   if (!active_set(call, start, log_stride, set_size, &set)) return;
+  if (whole_world(set)) {
+    quiet_all(call);
+    (void)(fixed ? fcollect(call, SHMEM_TEAM_WORLD, dest, source, nelems * size)
+                 : collect(call, SHMEM_TEAM_WORLD, dest, source, nelems * size));
+    return;
+  }
   // Each member's count travels in pSync[2] (set before the barrier,
   // cleared after the last one).
   if (!fixed) amo_long(call, &pSync[2], static_cast<long>(nelems), 0, DART_OP_REPLACE, false, st.me);
@@ -283,6 +310,12 @@ void active_alltoall(const char* call, void* dest, const void* source, std::ptrd
   ActiveSet set;
   if (!active_set(call, start, log_stride, set_size, &set)) return;
   if (dst < 1 || sst < 1) return fail(call, SHMEMX_ERR_ARG, "strides must be positive");
+  if (whole_world(set)) {
+    quiet_all(call);
+    (void)(dst == 1 && sst == 1 ? alltoall(call, SHMEM_TEAM_WORLD, dest, source, nelems * size)
+                                : alltoalls(call, SHMEM_TEAM_WORLD, dest, source, dst, sst, nelems, size));
+    return;
+  }
   active_barrier(call, set, pSync, true);
   // Block j of dest comes from member j's source block for this member.
   for (int j = 0; j < set.size; ++j)
@@ -308,6 +341,11 @@ void active_reduce(const char* call, T* dest, const T* source, int nreduce, int 
   if (!active_set(call, start, log_stride, set_size, &set)) return;
   if (nreduce < 0) return fail(call, SHMEMX_ERR_ARG, "nreduce is negative");
   const auto n = static_cast<std::size_t>(nreduce);
+  if (whole_world(set)) {
+    quiet_all(call);
+    (void)reduce<T>(call, SHMEM_TEAM_WORLD, dest, source, n, op);
+    return;
+  }
   active_barrier(call, set, pSync, true);
   std::vector<T> acc(n), theirs(n);
   for (int k = 0; k < set.size; ++k) {

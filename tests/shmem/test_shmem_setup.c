@@ -10,6 +10,7 @@
 #include <string.h>
 
 static long global_var;
+static long global_preset = 0x5eed; /* .data, not .bss */
 static long global_block[64];
 
 int main(void) {
@@ -58,7 +59,12 @@ int main(void) {
     long* q = shmem_ptr(heap, p);
     CHECK((q != NULL) == shared, "shmem_ptr to PE %d is %p but the PE is %sin SHMEM_TEAM_SHARED", p, (void*)q,
           shared ? "" : "not ");
-    if (q && p != me) CHECK(shmem_ptr(&global_var, p) == NULL, "globals of PE %d are private memory", p);
+    /* Global variables are shared like the heap (unless
+     * SHMEM_SHARE_GLOBALS=0): mapped exactly where the heap is. */
+    const int globals_shared = !getenv("SHMEM_SHARE_GLOBALS") || strcmp(getenv("SHMEM_SHARE_GLOBALS"), "0") != 0;
+    if (p != me)
+      CHECK((shmem_ptr(&global_var, p) != NULL) == (q != NULL && globals_shared),
+            "shmem_ptr to PE %d's global is %p, its heap %p", p, shmem_ptr(&global_var, p), (void*)q);
     if (shared)
       CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, heap, shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED)) ==
                 q,
@@ -71,6 +77,16 @@ int main(void) {
   if (r) *r = 4242 + me;
   shmem_barrier_all();
   if (shmem_ptr(heap, (me + n - 1) % n)) CHECK(heap[0] == 4242 + (me + n - 1) % n, "store through shmem_ptr");
+  /* The same for a global variable, and its value survives the move into
+   * shared memory at shmem_init (it was set before main by the loader). */
+  CHECK(global_preset == 0x5eed, "a preset global reads %ld after shmem_init", global_preset);
+  global_var = -1;
+  shmem_barrier_all();
+  long* rg = shmem_ptr(&global_var, right);
+  if (rg) *rg = 5252 + me;
+  shmem_barrier_all();
+  if (shmem_ptr(&global_var, (me + n - 1) % n))
+    CHECK(global_var == 5252 + (me + n - 1) % n, "store through shmem_ptr to a global: %ld", global_var);
   shmemx_last_error();
   CHECK(shmem_ptr(&stack_var, right) == NULL, "shmem_ptr to the stack");
   CHECK_ERR(SHMEMX_ERR_ADDRESS, "shmem_ptr to the stack");

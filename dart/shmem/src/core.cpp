@@ -1,5 +1,6 @@
 // OpenSHMEM setup, symmetric memory, teams, contexts and ordering over DART.
 #include "internal.hpp"
+#include "globals.hpp"
 #include "mpi_interop.hpp"
 
 #include <dash/dart/ext/dart_direct.h>
@@ -306,8 +307,11 @@ bool remote(const char* call, const void* addr, std::size_t bytes, int world, Re
     out->g = st.glob;
     out->g.unitid = world;
     out->g.addr_or_offs.offset = off;
-    // Other PEs' globals are private memory, reached through MPI.
-    out->direct = world == st.me ? const_cast<char*>(a) : nullptr;
+    // A node mate's globals are mapped here when they are shared
+    // (globals.cpp); otherwise private memory, reached through MPI.
+    char* base = static_cast<std::size_t>(world) < st.glob_direct.size() ? st.glob_direct[static_cast<std::size_t>(world)]
+                                                                         : nullptr;
+    out->direct = world == st.me ? const_cast<char*>(a) : base ? base + off : nullptr;
     return true;
   }
   fail(call, SHMEMX_ERR_ADDRESS,
@@ -503,6 +507,9 @@ int shmem_init_thread(int requested, int* provided) {
 
   void* gbase = nullptr;
   std::size_t gbytes = 0;
+  // Shared with the node mates first, so that MPI registers the memory
+  // as it will stay (globals.cpp).
+  if (dart_globals_range(&gbase, &gbytes) == DART_OK) globals::share(static_cast<char*>(gbase), gbytes);
   if (dart_globals_range(&gbase, &gbytes) == DART_OK && gbytes > 0 &&
       dart_team_memregister_globals(DART_TEAM_ALL, &st.glob) == DART_OK) {
     st.glob_base = static_cast<char*>(gbase);
@@ -550,6 +557,7 @@ void shmem_finalize(void) {
   dart_shmem_team_shared_.magic = 0;
   dart_shmem_team_world_.magic = 0;
   if (st.have_globals) dart_team_memderegister(st.glob);
+  globals::unshare();
   dart_team_memfree(st.heap);
   st.have_globals = false;
   st.heap_base = nullptr;

@@ -83,6 +83,9 @@ struct State {
   std::size_t glob_bytes = 0;
   dart_gptr_t glob{};
   bool have_globals = false;
+  // Per world PE: that PE's global variables mapped into this process
+  // (globals.cpp), or nullptr (not a node mate, or sharing is off).
+  std::vector<char*> glob_direct;
 };
 extern State st;
 
@@ -112,15 +115,23 @@ bool valid_ctx(const char* call, shmem_ctx_t ctx);
 // it.
 bool remote(const char* call, const void* addr, std::size_t bytes, int world, Remote* out);
 
-// The fast path of remote(): the mapped address of `bytes` at `addr` on a
-// world PE whose heap the caller maps; nullptr otherwise (then the caller
-// takes remote(), which explains any error).
+// The fast path of remote(): the mapped address of `bytes` at `addr` (in
+// the symmetric heap or the global variables) on a world PE whose memory
+// the caller maps; nullptr otherwise (then the caller takes remote(),
+// which explains any error).
 [[gnu::always_inline]] inline char* heap_direct(const void* addr, std::size_t bytes, int world) noexcept {
   const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(addr) - st.heap_base);
-  if (off >= st.heap_bytes || bytes > st.heap_bytes - off || static_cast<unsigned>(world) >= st.direct.size())
-    return nullptr;
-  char* base = st.direct[static_cast<std::size_t>(world)];
-  return base ? base + off : nullptr;
+  if (static_cast<unsigned>(world) >= st.direct.size()) return nullptr;
+  if (off < st.heap_bytes && bytes <= st.heap_bytes - off) {
+    char* base = st.direct[static_cast<std::size_t>(world)];
+    return base ? base + off : nullptr;
+  }
+  const std::size_t goff = static_cast<std::size_t>(static_cast<const char*>(addr) - st.glob_base);
+  if (goff < st.glob_bytes && bytes <= st.glob_bytes - goff && static_cast<unsigned>(world) < st.glob_direct.size()) {
+    char* base = st.glob_direct[static_cast<std::size_t>(world)];
+    return base ? base + goff : nullptr;
+  }
+  return nullptr;
 }
 
 // The caller's own symmetric object as a global pointer (waits, signals).

@@ -13,9 +13,11 @@
 // The object's name is unlinked once every PE has mapped it.
 //
 // What it costs and assumes, documented in the README:
-//   - start-up: one copy of the segment's non-zero pages, and /dev/shm
-//     space for the whole segment, reserved (posix_fallocate) so that a
-//     full /dev/shm fails here, cleanly, instead of SIGBUS later;
+//   - start-up: one copy of the segment's non-zero pages into /dev/shm
+//     (a /dev/shm without room for the whole segment fails here,
+//     cleanly); pages of zeros stay holes, allocated on first write as
+//     private .bss pages are (so a huge, mostly untouched static array
+//     costs no more memory than before);
 //   - a write to a global by another thread while shmem_init runs could
 //     be lost between the copy and the mapping (shmem_init is collective
 //     and normally runs before the program starts threads);
@@ -33,6 +35,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -87,8 +90,12 @@ std::string remap_own(const std::string& name, char* lo, std::size_t len, std::s
     return why;
   };
   if (ftruncate(fd, static_cast<off_t>(len)) != 0) return give_up(std::string("ftruncate: ") + std::strerror(errno));
-  if (const int rc = posix_fallocate(fd, 0, static_cast<off_t>(len)); rc != 0)
-    return give_up("/dev/shm cannot hold " + std::to_string(len) + " bytes: " + std::strerror(rc));
+  // Pages that hold only zeros stay holes, allocated on first write as the
+  // private .bss pages were; the others are written now, and a full
+  // /dev/shm fails here rather than later.
+  struct statvfs fs {};
+  if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < len)
+    return give_up("/dev/shm has less than the " + std::to_string(len) + " bytes of the globals free");
   for (std::size_t at = 0; at < len; at += page) {
     if (zero_page(lo + at, page)) continue;
     if (pwrite(fd, lo + at, page, static_cast<off_t>(at)) != static_cast<ssize_t>(page))

@@ -65,6 +65,8 @@ for mpi in openmpi mpich; do
   # on-node path.
   run "$mpi: bench_cxx, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_cxx"
   run "$mpi: bench_cxx, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_cxx"
+  run "$mpi: bench_gups, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_gups"
+  run "$mpi: bench_gups, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_gups"
   run "$mpi: gups, 2 ranks" "${launch[@]}" -np 2 "$b/mpi_examples/gups" --log2-size 20 --updates 1000000
   run "$mpi: gups, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/mpi_examples/gups" \
     --log2-size 20 --updates 200000
@@ -77,12 +79,13 @@ done
 # One-sided access across the rig's hosts, ours beside raw MPI in the same
 # run: DART (bench_rma: put/get blocking, + flush, handles, 8 B-4 MiB,
 # fetch-and-op, compare-and-swap; bench_p2p_sync: put with signal + wait,
-# fetch-add) and the OpenSHMEM face (bench_shmem_mpi), from rank 0 to the
-# first rank on the other host, at 2 hosts x 1 and 2 hosts x 2, both MPIs.
+# fetch-add), the OpenSHMEM face (bench_shmem_mpi), from rank 0 to the
+# first rank on the other host, and GUPS against raw MPI (bench_gups: every
+# unit updating the whole table), at 2 hosts x 1 and 2 hosts x 2, both MPIs.
 for mpi in openmpi mpich; do
   b="$top/build-$mpi"
   for ppn in 1 2; do
-    for exe in bench_rma bench_p2p_sync bench_shmem_mpi; do
+    for exe in bench_rma bench_p2p_sync bench_shmem_mpi bench_gups; do
       args=()
       [ "$exe" = bench_rma ] && args=(--max-bytes 1048576)
       RIG_HOSTS=2 RIG_PPN=$ppn RIG_TIMEOUT=840 \

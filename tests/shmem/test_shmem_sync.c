@@ -238,6 +238,52 @@ DEF_FAIR(long, long)
 DEF_FAIR(unsigned short, ushort)
 DEF_FAIR(uint64_t, uint64)
 
+/* ---- OpenSHMEM 1.6: shmem_signal_add and shmem_signal_set ------------ */
+
+static uint64_t g_sig_add; /* a static signal word too */
+
+static void signal_updates(uint64_t* sig) {
+  sig[4] = sig[5] = 0;
+  g_sig_add = 0;
+  shmem_barrier_all();
+  /* Every PE adds me + 1 to every PE's words, by each form. */
+  for (int p = 0; p < npes; ++p) {
+    shmem_signal_add(&sig[4], (uint64_t)(me + 1), p);
+    shmem_ctx_signal_add(ctx, &sig[4], (uint64_t)(me + 1), p);
+    shmemx_signal_add(&g_sig_add, (uint64_t)(me + 1), p);
+  }
+  shmem_ctx_quiet(ctx);
+  shmem_quiet();
+  shmem_barrier_all();
+  const uint64_t sum = (uint64_t)npes * (uint64_t)(npes + 1) / 2;
+  CHECK(sig[4] == 2 * sum, "signal_add: the word is %llu, expected %llu", (unsigned long long)sig[4],
+        (unsigned long long)(2 * sum));
+  CHECK(g_sig_add == sum, "shmemx_signal_add on a static: %llu, expected %llu", (unsigned long long)g_sig_add,
+        (unsigned long long)sum);
+  /* Set: the right neighbour's word to 100 + me; it waits for it. */
+  shmem_barrier_all();
+  shmem_signal_set(&sig[5], (uint64_t)(100 + me), right);
+  CHECK(shmem_signal_wait_until(&sig[5], SHMEM_CMP_EQ, (uint64_t)(100 + left)) == (uint64_t)(100 + left),
+        "signal_set: waited value");
+  shmem_barrier_all();
+  shmem_ctx_signal_set(ctx, &sig[5], (uint64_t)(200 + me), right);
+  shmemx_ctx_signal_set(ctx, &sig[5], (uint64_t)(300 + me), right);
+  shmem_ctx_quiet(ctx);
+  shmem_barrier_all();
+  CHECK(sig[5] == (uint64_t)(300 + left), "ctx_signal_set: the word is %llu, expected %d", (unsigned long long)sig[5],
+        300 + left);
+  CHECK_ERR(SHMEMX_SUCCESS, "signal_add and signal_set");
+  /* Bad input: a PE outside the team, memory that is not symmetric. */
+  uint64_t on_stack = 0;
+  shmem_signal_add(&sig[4], 1, npes);
+  CHECK_ERR(SHMEMX_ERR_PE, "signal_add to PE n_pes");
+  shmem_signal_set(&on_stack, 1, right);
+  CHECK_ERR(SHMEMX_ERR_ADDRESS, "signal_set on the stack");
+  shmem_barrier_all();
+  CHECK(sig[4] == 2 * sum, "a refused signal_add changed the word");
+  shmem_barrier_all();
+}
+
 /* ---- put with signal -------------------------------------------------- */
 
 static double g_data[NMAX * NEL];
@@ -495,6 +541,7 @@ int main(void) {
   CHECK(buf && sig, "shmem_malloc failed");
   shmem_barrier_all();
   signals(buf, sig);
+  signal_updates(sig);
   bad_input(hi, hl, hus, buf, sig);
 
   shmem_free(sig);

@@ -299,6 +299,12 @@ void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source
 /* ---- Signals ---------------------------------------------------------- */
 
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr);
+/* OpenSHMEM 1.6: an atomic add to, or set of, a remote signal word alone,
+ * ordered and completed (shmem_quiet) as the signal of a put-with-signal. */
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
 
 /* ---- Atomic memory operations ----------------------------------------- */

@@ -33,6 +33,13 @@ int shmemx_last_error(void);
 size_t shmemx_heap_size(void);
 size_t shmemx_heap_used(void);
 
+/* Sandia OpenSHMEM's names for OpenSHMEM 1.6's shmem_signal_add and
+ * shmem_signal_set (shmem.h), so that programs written for it build. */
+void shmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmemx_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
+void shmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
+
 #ifdef __cplusplus
 }
 #endif

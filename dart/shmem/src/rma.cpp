@@ -372,6 +372,31 @@ DART_SHMEM_RMA_TYPES(DSHMEM_DEF_RMA)
 DART_SHMEM_SIZES(DSHMEM_DEF_SIZED)
 DSHMEM_DEF_SIZED_AS(8, mem, 1)
 
+// OpenSHMEM 1.6: an update of a remote signal alone, ordered and completed
+// as the signal of a put-with-signal (one atomic on the signal word: a
+// put-with-signal of no data).
+void shmem_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
+  put_signal("shmem_signal_add", SHMEM_CTX_DEFAULT, nullptr, nullptr, 0, 1, sig_addr, signal, SHMEM_SIGNAL_ADD, pe);
+}
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) {
+  put_signal("shmem_ctx_signal_add", ctx, nullptr, nullptr, 0, 1, sig_addr, signal, SHMEM_SIGNAL_ADD, pe);
+}
+void shmem_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
+  put_signal("shmem_signal_set", SHMEM_CTX_DEFAULT, nullptr, nullptr, 0, 1, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
+}
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) {
+  put_signal("shmem_ctx_signal_set", ctx, nullptr, nullptr, 0, 1, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
+}
+// The names Sandia OpenSHMEM gives them as extensions.
+void shmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_signal_add(sig_addr, signal, pe); }
+void shmemx_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) {
+  shmem_ctx_signal_add(ctx, sig_addr, signal, pe);
+}
+void shmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) { shmem_signal_set(sig_addr, signal, pe); }
+void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) {
+  shmem_ctx_signal_set(ctx, sig_addr, signal, pe);
+}
+
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
   constexpr const char* call = "shmem_signal_fetch";
   if (st.cpu_atomics && heap_direct(sig_addr, 8, st.me)) return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);

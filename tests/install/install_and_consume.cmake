@@ -1,15 +1,5 @@
 # cmake -DBUILD_DIR= -DWORK_DIR= -DCONSUMER_SRC= -DCOMPILER= -DLAUNCH=a|b|c -P install_and_consume.cmake
-string(REPLACE "|" ";" LAUNCH "${LAUNCH}")
-set(prefix ${WORK_DIR}/prefix)
-file(REMOVE_RECURSE ${WORK_DIR})
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/scratch_prefix.cmake)
 
 # 1. Install.
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})

@@ -1,18 +1,7 @@
 # cmake -DBUILD_DIR= -DWORK_DIR= -DCONSUMER_SRC= -DLAUNCH=a|b|c -P shmem_wrappers.cmake
 # Installs the build into a scratch prefix and checks that the installed
 # oshcc and oshc++ behave as other OpenSHMEM implementations' wrappers do.
-string(REPLACE "|" ";" LAUNCH "${LAUNCH}")
-set(prefix ${WORK_DIR}/prefix)
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/scratch_prefix.cmake)
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(h mpp/shmem.h mpp/shmemx.h)

@@ -489,6 +489,40 @@ static unsigned short g_ushort;
 static short g_short;
 static int g_ints[NV];
 
+/* OpenSHMEM 1.6 shmem_pe_quiet: data put to the right neighbour and
+ * completed by a quiet of that PE alone is there when a signal issued
+ * after it arrives; with the default context and a created one. */
+static void pe_quiet_check(double* buf, uint64_t* sig) {
+  double src[NEL];
+  for (int round = 0; round < 2; ++round) {
+    sig[6] = 0;
+    for (int i = 0; i < NEL; ++i) src[i] = value(me, i, round + 7);
+    shmem_barrier_all();
+    const int target[1] = {right};
+    if (round == 0) {
+      shmem_putmem_nbi(&buf[me * NEL], src, NEL * sizeof(double), right);
+      shmem_pe_quiet(target, 1);
+      shmem_signal_set(&sig[6], 1, right);
+    } else {
+      shmem_ctx_putmem_nbi(ctx, &buf[me * NEL], src, NEL * sizeof(double), right);
+      shmem_ctx_pe_quiet(ctx, target, 1);
+      shmem_ctx_signal_set(ctx, &sig[6], 1, right);
+      shmem_ctx_quiet(ctx);
+    }
+    shmem_signal_wait_until(&sig[6], SHMEM_CMP_EQ, 1);
+    check_block(&buf[left * NEL], left, round + 7, round == 0 ? "pe_quiet" : "ctx_pe_quiet");
+    shmem_barrier_all();
+  }
+  shmem_pe_quiet(NULL, 0);
+  CHECK_ERR(SHMEMX_SUCCESS, "pe_quiet of no PE");
+  const int outside[2] = {right, npes};
+  shmem_pe_quiet(outside, 2);
+  CHECK_ERR(SHMEMX_ERR_PE, "pe_quiet of PE n_pes");
+  shmem_pe_quiet(NULL, 1);
+  CHECK_ERR(SHMEMX_ERR_ARG, "pe_quiet of NULL");
+  shmem_barrier_all();
+}
+
 int main(void) {
   shmem_init();
   me = shmem_my_pe();
@@ -542,6 +576,7 @@ int main(void) {
   shmem_barrier_all();
   signals(buf, sig);
   signal_updates(sig);
+  pe_quiet_check(buf, sig);
   bad_input(hi, hl, hus, buf, sig);
 
   shmem_free(sig);

@@ -461,6 +461,10 @@ void shmem_short_wait(short* ivar, short cmp_value);
 
 void shmem_fence(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
+/* OpenSHMEM 1.6: completes the operations the (context's) calling thread
+ * issued to the npes PEs of target_pes (numbered in the context's team). */
+void shmem_pe_quiet(const int* target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes);
 void shmem_quiet(void);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
 

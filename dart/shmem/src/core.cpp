@@ -930,6 +930,35 @@ void shmem_ctx_quiet(shmem_ctx_t ctx) {
 }
 void shmem_quiet(void) { quiet("shmem_quiet", SHMEM_CTX_DEFAULT); }
 
+// OpenSHMEM 1.6: completes what the context issued to the named PEs (of
+// its team). Load/store updates need only the fence; for MPI traffic of
+// the default context, DART's per-target flush on the heap's and the
+// globals' segments completes exactly those PEs' operations. A created
+// context's DART context has no per-target flush: its quiet completes all
+// of them, which the routine allows.
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes) {
+  constexpr const char* call = "shmem_ctx_pe_quiet";
+  if (!require_init(call) || !valid_ctx(call, ctx)) return;
+  if (npes > 0 && !target_pes) return fail(call, SHMEMX_ERR_ARG, "target_pes is NULL");
+  std::vector<int> world(npes);
+  for (size_t k = 0; k < npes; ++k)
+    if ((world[k] = world_pe(call, ctx, target_pes[k])) < 0) return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!ctx->mpi_pending.load(std::memory_order_relaxed)) return;
+  if (ctx != SHMEM_CTX_DEFAULT) return quiet(call, ctx);
+  std::vector<dart_gptr_t> segments{st.heap};
+  if (st.have_globals) segments.push_back(st.glob);
+  for (const int w : world)
+    for (dart_gptr_t g : segments) {
+      g.unitid = w;
+      const dart_ret_t ret = dart_flush(g);
+      if (ret != DART_OK) return dart_failed(call, ret);
+    }
+}
+void shmem_pe_quiet(const int* target_pes, size_t npes) {
+  shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
+}
+
 void shmem_ctx_fence(shmem_ctx_t ctx) {
   if (!valid_ctx("shmem_ctx_fence", ctx)) return;
   // Load/store puts leave this process in program order (x86-TSO and the

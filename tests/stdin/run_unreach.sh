@@ -9,7 +9,8 @@
 # job that succeeded. Each case checks the exit codes, that no line says
 # error, ERR-, FAIL, warn or "dartrun: stdin:" (the --stats line aside), and
 # for a reading program that unit 0 verified every byte. A real failure is
-# still reported: when every connect of dartrun fails, it must say so. Not
+# still reported: when every connect of dartrun fails, it must say so, and
+# unit 0 must say it closed its server after 10 s without dartrun. Not
 # covered: the TCP rendezvous (the same server wait and close), routing.
 #
 #   run_unreach.sh GEN DARTRUN UNIT_EXIT READER NP LAUNCHER
@@ -150,8 +151,12 @@ run_one late_reader 65536 delay_enter=2000000 "$READER" --size 65536
 check late_reader --reads 65536
 # A real failure: dartrun never reaches the server. It gives up after 2 s
 # and says so; the job, which does not read stdin, ends 0.
-run_one unreachable 4096 error=ECONNREFUSED "$UNIT_EXIT"
+# Unit 0 gives up on it after 10 s (its warning, at DART_LOG_LEVEL=WARN).
+DART_LOG_LEVEL=WARN run_one unreachable 4096 error=ECONNREFUSED "$UNIT_EXIT"
 check unreachable --expect-error
+if ! grep -q 'dart_stdin: warning: dartrun did not reach the stdin server within 10 s' "$WORK/unreachable.out"; then
+  echo "FAIL: unreachable: unit 0 did not say that dartrun never reached its server"; fail=1
+fi
 
 if [ $fail = 0 ]; then echo "run_unreach: PASS"; else echo "run_unreach: FAILED"; fi
 exit $fail

@@ -13,6 +13,8 @@
 #     -l LAUNCHERS  comma list of dartrun and oshrun (default both)
 #     BUILD-DIR     a build with dartrun, stdin_gen, stdin_reader,
 #                   unit_exit and shmem_stdin; its MPI's launcher is used
+#   Environment: STDIN_UNREACH_TIMEOUT  seconds before a job counts as hung
+#                                       (default 60)
 #
 # Each job runs 2 units. The jobs take four kinds in turn: empty stdin
 # (stdin_gen 0) or SIZE bytes of the test pattern, to a program that reads
@@ -22,8 +24,10 @@
 # program. Per launcher it counts error lines (any line saying error, ERR-,
 # FAIL, warn or "dartrun: stdin:", the --stats line aside), the jobs that
 # printed one, the bytes a reading program did not get (size minus what
-# unit 0 verified), exits other than 0, and hangs (60 s), and the time.
-# The first few failing jobs' output is kept in a directory it names.
+# unit 0 verified), exits other than 0, and hangs (60 s: every process of
+# the job gets a gdb backtrace of all threads first), and the time. The
+# first few failing jobs' output (and a hung job's backtraces) is kept in a
+# directory it names.
 # Exit 0 when no job printed an error line, lost a byte, failed or hung.
 set -u
 
@@ -42,7 +46,7 @@ while getopts n:s:l:h opt; do
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || usage
-TIMEOUT=60
+TIMEOUT=${STDIN_UNREACH_TIMEOUT:-60}
 KEEP_MAX=5
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stdin-unreach-XXXXXX")
@@ -51,6 +55,16 @@ mkdir -p "$KEEP"
 kept=0
 trap 'rm -f "$WORK/job.out"; [ "$kept" = 0 ] && rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM HUP
+
+# Every process below $1 (children before grandchildren).
+descendants() {
+  local kids k
+  kids=$(ps -e -o pid=,ppid= | awk -v p="$1" '$2 == p { print $1 }')
+  for k in $kids; do
+    echo "$k"
+    descendants "$k"
+  done
+}
 
 rows=()
 bad_total=0
@@ -88,14 +102,33 @@ for build in "$@"; do
         if [ $reads = 1 ]; then prog=("$READER" --size "$size"); else prog=("$UNIT_EXIT"); fi
       fi
       out=$WORK/job.out
-      env "${ENVS[@]}" timeout --kill-after=5 "$TIMEOUT" bash -c \
+      env "${ENVS[@]}" timeout --kill-after=5 "$((TIMEOUT + 30))" bash -c \
         '"$1" "$2" --quiet | "${@:3}"; r=("${PIPESTATUS[@]}"); echo "loop: gen=${r[0]} run=${r[1]}"' \
-        loop "$GEN" "$size" "$RUN" --stats -n 2 "${prog[@]}" > "$out" 2>&1
+        loop "$GEN" "$size" "$RUN" --stats -n 2 "${prog[@]}" > "$out" 2>&1 &
+      job=$!
+      # A job still running after TIMEOUT s is a hang: every process of it
+      # gets `gdb -batch -ex 'thread apply all bt'` before timeout ends it,
+      # so the threads' waits are on record (kept with its output).
+      start=$SECONDS
+      while kill -0 "$job" 2> /dev/null; do
+        if [ $((SECONDS - start)) -ge "$TIMEOUT" ]; then
+          for p in $(descendants "$job"); do
+            comm=$(cat "/proc/$p/comm" 2> /dev/null) || continue
+            case $comm in bash | timeout | sleep) continue ;; esac
+            { echo "==== $p $comm"; gdb -p "$p" -batch -ex 'thread apply all bt' 2>&1; } >> "$WORK/gdb.txt"
+          done
+          kill -TERM "$job" 2> /dev/null
+          break
+        fi
+        sleep 0.05
+      done
+      wait "$job"
       rc=$?
+      [ -f "$WORK/gdb.txt" ] && mv "$WORK/gdb.txt" "$KEEP/$FLAVOR-$launcher-job$i.gdb" && kept=$((kept + 1))
       why=()
       n=$(grep -v '^dartrun: stats:' "$out" | grep -ciE 'error|ERR-|FAIL|warn|dartrun: stdin:')
       if [ "$n" -gt 0 ]; then err_lines=$((err_lines + n)); err_jobs=$((err_jobs + 1)); why+=("$n error lines"); fi
-      if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+      if [ $((SECONDS - start)) -ge "$TIMEOUT" ]; then
         hangs=$((hangs + 1)); why+=("hung")
       else
         run_rc=$(sed -n 's/^loop: gen=[0-9]* run=\([0-9]*\)$/\1/p' "$out")

@@ -16,6 +16,7 @@ packages=(
   libevent-dev                        # event loop of the PMIx shim
   python3 python3-dev pybind11-dev    # the shim's Python binding
   python3-pytest                      # tests of the Python binding
+  strace                              # stdin_unreach: holds dartrun's connect(2)
 )
 
 missing=()

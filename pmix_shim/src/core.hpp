@@ -146,6 +146,10 @@ struct ToolState {
   event *rev = nullptr;
   event *wev = nullptr;
   bool connected = false;
+  // Why the connection ended: PMIX_ERR_IOF_COMPLETE when the server said
+  // its host takes no more (the job is done with its stdin), else a
+  // failure. Pushes posted after the end complete with it.
+  pmix_status_t end_status = PMIX_ERR_IOF_FAILURE;
   bool flow = true;
   bool server_flow = true;
   bool suspended = false;

@@ -219,8 +219,11 @@ bool finish_chunk(Producer &p, pmix_status_t st) {
     // "Taken, now stop": the data is delivered, the stream suspended.
     set_reason(p, false, true);
   } else if (st != PMIX_SUCCESS) {
-    log(LogLevel::warn, "push_stdin", "the host refused a chunk of %s:%u (%s); closing that stream", p.source.nspace,
-        p.source.rank, pmixshim_error_string(st));
+    // PMIX_ERR_IOF_COMPLETE: the host takes no more (no reader is left),
+    // the stream's normal end; anything else is a failure.
+    log(st == PMIX_ERR_IOF_COMPLETE ? LogLevel::info : LogLevel::warn, "push_stdin",
+        "the host refused a chunk of %s:%u (%s); closing that stream", p.source.nspace, p.source.rank,
+        pmixshim_error_string(st));
     if (p.own) {
       close_producer(p, PMIX_ERR_IOF_FAILURE);
       return false;
@@ -548,6 +551,15 @@ void srv_teardown() {
       g_stats.xon++;
       g_stats.xon_sent++;
       p.host_off = p.relay_off = false;
+    }
+    if (!p.own && p.hello && !p.close_after_tx) {
+      // The server ends the stream: say so before hanging up, so the tool
+      // completes its pushes with "the host takes no more" instead of
+      // taking the hang-up for a failure (a job that ends without reading
+      // its stdin, or before the tool sent its END, is not one).
+      unsigned char b[4];
+      wire::put_u32(b, static_cast<uint32_t>(PMIX_ERR_IOF_COMPLETE));
+      send_frame(p, wire::Type::failure, b, 4);
     }
     close_producer(p, PMIX_ERR_NOT_AVAILABLE);
   }

@@ -45,10 +45,18 @@ void fail_all(ToolState &t, pmix_status_t st) {
 
 bool read_control(ToolState &t);
 
-void lost(ToolState &t, const char *why) {
+// The connection ended: every push still queued or awaiting its
+// acknowledgement completes with st. PMIX_ERR_IOF_COMPLETE is the server's
+// word that its host takes no more (it finalized, or no reader is left):
+// the end of the stream, not a failure, so it is not logged as one.
+void lost(ToolState &t, const char *why, pmix_status_t st = PMIX_ERR_IOF_FAILURE) {
   if (!t.connected) return;
   bool pending = !t.queue.empty() || !t.awaiting.empty();
-  if (t.server_ack && (pending || t.acked < t.pushed))
+  if (st == PMIX_ERR_IOF_COMPLETE)
+    log(LogLevel::info, "pmix_shim tool",
+        "the server's host takes no more stdin (%s): it took %llu of the %llu bytes pushed", why,
+        static_cast<unsigned long long>(t.acked), static_cast<unsigned long long>(t.pushed));
+  else if (t.server_ack && (pending || t.acked < t.pushed))
     log(LogLevel::error, "PMIx_IOF_push",
         "connection to the server lost (%s): its host took %llu of the %llu bytes pushed; the rest is not delivered",
         why, static_cast<unsigned long long>(t.acked), static_cast<unsigned long long>(t.pushed));
@@ -57,10 +65,11 @@ void lost(ToolState &t, const char *why) {
   else
     log(LogLevel::warn, "pmix_shim tool", "connection to the server lost: %s", why);
   t.connected = false;
+  t.end_status = st;
   t.tx_active = false;
   event_del(t.rev);
   event_del(t.wev);
-  fail_all(t, PMIX_ERR_IOF_FAILURE);
+  fail_all(t, st);
 }
 
 // Writes the current frame; true when it is completely written.
@@ -299,6 +308,10 @@ bool read_control(ToolState &t) {
     std::memmove(t.rx, t.rx + used, t.rx_len - used);
     t.rx_len -= used;
     if (type == wire::Type::failure) {
+      if (st == PMIX_ERR_IOF_COMPLETE) {
+        lost(t, "the server ended the stream", st);
+        return false;
+      }
       log(LogLevel::warn, "pmix_shim tool", "the server's host refused our data (%s)", pmixshim_error_string(st));
       lost(t, "refused by the server");
       return false;
@@ -503,7 +516,7 @@ void tool_push(std::unique_ptr<PushReq> r, bool at_end) {
   ToolState *t = tool();
   if (!t || !t->connected) {
     r->in.close();
-    r->done.finish(PMIX_ERR_IOF_FAILURE);
+    r->done.finish(t ? t->end_status : PMIX_ERR_IOF_FAILURE);
     return;
   }
   if (r->kind == PushReq::Kind::input) {

@@ -17,8 +17,10 @@
 //   END      tool -> server, empty: end of the tool's stdin.
 //   XOFF/XON server -> tool, empty: suspend / resume.  Sent only to a peer
 //            that announced kCapFlowControl.
-//   FAILURE  server -> tool: i32 status; the host refused the data, the
-//            server closes the stream.
+//   FAILURE  server -> tool: i32 status; the server closes the stream.
+//            PMIX_ERR_IOF_COMPLETE: the stream's normal end, the host
+//            takes no more (the server is finalizing, or no reader is
+//            left); any other status: the host refused the data.
 //   ACK      server -> tool, 12 bytes: u32 low, u32 high half of the count
 //            of DATA bytes the server's host has taken so far on this
 //            connection, u32 flags (kAckEnd: the host has also taken the

@@ -2,7 +2,7 @@
 // that may end it while it is still in use: an XON that hands the host a
 // frame buffered before the XOFF, which the host refuses at once (the
 // stream closes inside the XON), and finalize meeting the same suspended
-// producer.  The tool is played by hand over the socket so the frames sit
+// producer (XON, then the end of the stream, PMIX_ERR_IOF_COMPLETE).  The tool is played by hand over the socket so the frames sit
 // in the server's receive buffer, in one piece, before the XOFF: the case
 // is deterministic, not a race.  Run under AddressSanitizer (the sanitizer
 // lane) a use after free or a double close fails the test at once; without
@@ -84,13 +84,17 @@ BOOST_AUTO_TEST_CASE(finalize_meets_a_suspended_producer_with_frames_buffered) {
   BOOST_REQUIRE(got.read(fd, 2));
   BOOST_REQUIRE(wait_until([&] { return h.chunks.load() == 1; }));
 
-  // Finalize resumes the producer (so every XOFF it was sent gets its XON)
-  // and hangs up; it hands the host nothing more, so no chunk outlives it.
+  // Finalize resumes the producer (so every XOFF it was sent gets its XON),
+  // says the stream is over (FAILURE with PMIX_ERR_IOF_COMPLETE: the host
+  // takes no more, which a tool does not take for a failure) and hangs up;
+  // it hands the host nothing more, so no chunk outlives it.
   BOOST_TEST(PMIx_server_finalize() == PMIX_SUCCESS);
-  BOOST_REQUIRE(got.read(fd, 3));
-  BOOST_TEST((got.types[2] == wire::Type::xon));
+  BOOST_REQUIRE(got.read(fd, 4));
+  BOOST_TEST((got.types[2] == wire::Type::xon && got.types[3] == wire::Type::failure));
+  BOOST_TEST((got.payloads[3].size() == 4u &&
+              static_cast<pmix_status_t>(wire::get_u32(got.payloads[3].data())) == PMIX_ERR_IOF_COMPLETE));
   BOOST_TEST(closed_by_server(fd));
-  BOOST_TEST(got.count(wire::Type::failure) == 0u);
+  BOOST_TEST(got.count(wire::Type::failure) == 1u);
   ::close(fd);
   BOOST_TEST(h.chunks.load() == 1u);
   auto s = stats();

@@ -5,7 +5,7 @@
 // (no flow-control capability) that is never sent XOFF and keeps producing,
 // a producer killed mid-stream while suspended and while running, a
 // producer whose server dies mid-stream (it fails with the count), finalize
-// while a tool is suspended, a relay chain of three processes carrying XOFF
+// while a tool is suspended (its push ends as complete, no error), a relay chain of three processes carrying XOFF
 // back to the holder of the input, refused authentication, and TCP.
 // XOFF and XON counts (server and tools) are compared in every test.
 // Not covered here: malformed messages (test_pmix_fuzz.cpp).
@@ -354,11 +354,17 @@ BOOST_AUTO_TEST_CASE(finalize_while_a_tool_is_suspended_sends_its_xon) {
     BOOST_TEST(s.xoff == 1u);
     BOOST_TEST(s.xon == 1u);
     BOOST_TEST(s.xon_sent == 1u);
-    // The tool saw XON, then lost its server: it reports the failure.
+    // The tool saw XON, then the server's word that its host takes no
+    // more: the push ends with PMIX_ERR_IOF_COMPLETE, not taken for a lost
+    // server (no error logged), and pmix_push, whose input was not all
+    // taken, exits 1 with the count.
     BOOST_TEST(a.wait() == 1);
     std::string log = a.log();
+    BOOST_TEST_MESSAGE("producer: " << log);
     BOOST_TEST(stat_of(log, "xoff_received") == 1);
     BOOST_TEST(stat_of(log, "xon_received") == 1);
+    BOOST_TEST(log.find("pmix_push: ERR-IOF-COMPLETE: the server's host took") != std::string::npos);
+    BOOST_TEST(log.find("error") == std::string::npos, "the tool logged an error: " << log);
   }
 }
 

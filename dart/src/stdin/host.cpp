@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <cstddef>
@@ -64,6 +65,7 @@ struct StdinPath {
   std::unique_ptr<Courier> courier;    // unit 0, when others are targets
   std::unique_ptr<Receiver> receiver;  // a target other than unit 0
   bool server_up = false;
+  bool tool_expected = false;  // the server listens for dartrun
 };
 
 StdinPath* g_path = nullptr;  // set and cleared under dart_init/dart_exit's lock
@@ -86,9 +88,47 @@ pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t[], std:
     // Returned synchronously, the XOFF is applied on the progress thread
     // before any XON another thread posts from now on can be.
     case Fanout::Verdict::Xoff: return PMIX_ERR_IOF_XOFF;
-    case Fanout::Verdict::Refused: break;
+    // No reader is left, or the path stopped: the job is done with its
+    // stdin. That ends the stream (dartrun lets go of its stdin), it does
+    // not fail it.
+    case Fanout::Verdict::Refused: return PMIX_ERR_IOF_COMPLETE;
   }
   return PMIX_ERR_IOF_FAILURE;
+}
+
+// How long unit 0's dart_exit waits for dartrun to reach the stdin server
+// (see await_tool): dartrun connects within milliseconds of the server's
+// start, and tries for 2 s once it knows where the server is; the rest is
+// for a dartrun that is slow to learn it (a starved core).
+constexpr auto kToolWait = std::chrono::seconds(10);
+
+// dartrun connects as soon as it sees the server's socket (or gets its TCP
+// address), but a job that does not read its stdin can reach dart_exit
+// first; a server finalized before dartrun's handshake left dartrun to find
+// a socket that no longer answers, and it reported "cannot connect ...
+// ERR-UNREACH" and a failed push for a job that succeeded; one that had
+// connected but not yet had its END taken took the hang-up for a failure
+// (issue 46; 121 of 2,000 short jobs here, every one a program that does
+// not read stdin; forced every time by tests/stdin/run_unreach.sh). So the
+// server stays until dartrun's stream is open, and finalizing then tells
+// dartrun the job is done with its stdin. Bounded, so a dartrun that
+// cannot reach us (a real failure, which it reports) holds the job 10 s.
+void await_tool() {
+  const auto until = std::chrono::steady_clock::now() + kToolWait;
+  Backoff backoff;
+  for (;;) {
+    pmixshim_iof_stats_t s{};
+    pmixshim_get_iof_stats(&s);
+    // Counts streams since PMIx_server_init; unit 0 with dartrun reads
+    // no descriptor of its own, so the only stream is dartrun's.
+    if (s.streams_opened > 0) return;
+    if (std::chrono::steady_clock::now() >= until) {
+      log(LogLevel::Warn, kCall, "dartrun did not reach the stdin server within %lld s; closing it",
+          static_cast<long long>(kToolWait.count()));
+      return;
+    }
+    backoff.wait();
+  }
 }
 
 // True when this process runs on the host dartrun named (DART_STDIN_HOST:
@@ -173,6 +213,7 @@ void serve(StdinPath& path, const Config& cfg, bool local_target, const std::vec
   }
   if (rc == PMIX_SUCCESS) {
     path.server_up = true;
+    path.tool_expected = dartrun;
     if (!dartrun && path.fd0.saved() >= 0) {
       pmix_info_t dir;
       std::size_t chunk = kChunk;
@@ -252,8 +293,10 @@ void stop() {
       if (!done) backoff.wait();
     }
   }
-  // No new chunks: the producer's connection closes (dartrun's push fails,
-  // which tells it the job is done with stdin).
+  if (path->server_up && path->tool_expected) await_tool();
+  // No new chunks: the producer's connection closes, and the server tells
+  // dartrun first that the job is done with its stdin (its push completes
+  // with PMIX_ERR_IOF_COMPLETE; it lets go of its stdin).
   if (path->server_up) PMIx_server_finalize();
   // Closing our pipe's read end wakes a writer blocked on a full pipe.
   path->fd0.restore();

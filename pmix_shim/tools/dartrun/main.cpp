@@ -295,11 +295,12 @@ int main(int argc, char **argv) {
   pmixshim_iof_stats_t s{};
   pmixshim_get_iof_stats(&s);
   // A push that failed says how far delivery got, also when the job took
-  // every byte read so far (a suspended producer whose server died). The
-  // exit status stays the job's: a program may stop reading its stdin and
-  // still succeed (the host then refuses the rest), and a unit 0 that died
-  // fails the job.
-  if (push && pusher.result != PMIX_SUCCESS)
+  // every byte read so far (a suspended producer whose server died). A job
+  // that is done with its stdin before its end (it stopped reading, or
+  // ended: PMIX_ERR_IOF_COMPLETE) has not failed, and the rest of the input
+  // stays unread, as a pipe's would. The exit status stays the job's: a
+  // unit 0 that died fails the job.
+  if (push && pusher.result != PMIX_SUCCESS && pusher.result != PMIX_ERR_IOF_COMPLETE)
     std::fprintf(stderr, "dartrun: stdin: the job took %llu of the %llu bytes read (%s)\n",
                  static_cast<unsigned long long>(s.bytes_acked), static_cast<unsigned long long>(s.bytes_pushed),
                  PMIx_Error_string(pusher.result));

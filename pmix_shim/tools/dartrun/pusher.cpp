@@ -46,18 +46,20 @@ std::string Pusher::await_server() {
 
 void Pusher::run() {
   const std::string uri = await_server();
-  // bind() to listen() is a short window, so connecting is retried for a
-  // while; in short attempts, so that a job that ended meanwhile (unit 0
-  // gone, its socket file left behind) does not hold us.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (;;) {
+  {
     std::lock_guard<std::mutex> l(mu);
     if (job_done.load() || uri.empty()) {
       release_stdin();
       return;
     }
+    // One attempt. Unit 0 keeps its server in dart_exit until we are
+    // connected (up to 10 s), so a refusal is no race lost to a short job
+    // but a failure, reported once. The attempt retries for 2 s to cover
+    // the server's bind() to listen() window (microseconds, longer on a
+    // starved core), no longer, so that a job gone meanwhile (unit 0
+    // killed, its socket file left behind) does not hold us.
     pmix_info_t info[4];
-    uint32_t tmo = 200;
+    uint32_t tmo = 2000;
     uint32_t rank = 0;
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, uri.c_str(), PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SHIM_SECRET, secret.c_str(), PMIX_STRING);
@@ -66,13 +68,14 @@ void Pusher::run() {
     result = PMIx_tool_init(nullptr, info, 4);
     for (pmix_info_t &i : info) PMIX_INFO_DESTRUCT(&i);
     connected = result == PMIX_SUCCESS;
-    if (connected || result != PMIX_ERR_UNREACH || std::chrono::steady_clock::now() > give_up) break;
   }
   if (connected && !job_done.load()) {
     bool yes = true;
     int fd = 0;
     // Completes at the end of the stream, once unit 0's host has taken
-    // every byte: push=SUCCESS then means delivered, not just written.
+    // every byte: push=SUCCESS then means delivered, not just written. Or
+    // with PMIX_ERR_IOF_COMPLETE when the job is done with its stdin first
+    // (no reader left, or the job ended: its server finalized).
     pmix_info_t dirs[3];
     PMIX_INFO_LOAD(&dirs[0], PMIX_IOF_PUSH_STDIN, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], PMIX_SHIM_IOF_FD, &fd, PMIX_INT);

@@ -32,14 +32,16 @@ exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 deadline=${HANG_DEADLINE:-60}
 outdir=${HANG_DIR:-/tmp/hang-loop}
 case $mpi in
-  openmpi) launch=(mpirun.openmpi --oversubscribe -n "$np")
+  openmpi) launch=(mpirun.openmpi --oversubscribe --bind-to none -n "$np")
            [[ $(id -u) == 0 ]] && launch+=(--allow-run-as-root)
            for v in $(compgen -e | grep -E '^(DART_|BOOST_TEST_|UCX_)'); do launch+=(-x "$v"); done ;;
-  mpich)   launch=(mpiexec.mpich -n "$np") ;;
+  mpich)   launch=(mpiexec.mpich -n "$np")
+           # As the CTest helper and dartrun set it under MPICH (README,
+           # "Working around the MPI").
+           export UCX_MEM_MMAP_HOOK_MODE=${UCX_MEM_MMAP_HOOK_MODE:-none} ;;
   *) echo "hang-loop: MPI must be openmpi or mpich" >&2; exit 2 ;;
 esac
 [[ ${HANG_RIG:-0} == 1 ]] && launch=("$HERE/rig/run-multihost.sh" "$mpi")
-export UCX_MEM_MMAP_HOOK_MODE=${UCX_MEM_MMAP_HOOK_MODE:-none}  # as the CTest helper sets it
 
 # Every descendant of pid $1 whose executable is $exe.
 ranks_of() {

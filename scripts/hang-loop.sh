@@ -50,8 +50,8 @@ ranks_of() {
   for p in /proc/[0-9]*; do
     line=$(cat "$p/stat" 2>/dev/null) || continue
     line=${line##*) }
-    set -- $line
-    kids[$2]+=" ${p#/proc/}"
+    read -r _ pp _ <<<"$line"  # state, then the parent's pid
+    kids[$pp]+=" ${p#/proc/}"
   done
   local todo=("$root") found=()
   while ((${#todo[@]})); do
@@ -68,8 +68,8 @@ ranks_of() {
 # asked the kernel for, read from its memory (a sleep that does not end may
 # have been asked for far longer than the program meant).
 sleep_request() {
-  local pid=$1 t=$2 nr a1 a2 a3 rest
-  read -r nr a1 a2 a3 rest <"$t/syscall" 2>/dev/null || return 0
+  local pid=$1 t=$2 nr a1 a3 req
+  read -r nr a1 _ a3 _ <"$t/syscall" 2>/dev/null || return 0
   case $nr in 35) req=$a1 ;; 230) req=$a3 ;; *) return 0 ;; esac
   python3 - "$pid" "$req" <<'PY' 2>&1
 import struct, sys

@@ -21,8 +21,9 @@
 # 'thread apply all bt'` of each rank, and /proc/timer_list and
 # /proc/interrupts at both reads (the pending timers by task, each CPU's
 # next programmed timer event and its local timer interrupt count).
-# Prints one line per run that did not exit 0 and a summary; exit 0 only if
-# every run exited 0.
+# A run that ends while being recorded counts as slow, with its own exit
+# status. Prints one line per run that hung, was slow or did not exit 0,
+# and a summary; exit 0 only if every run exited 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 (($# >= 4)) || { sed -n '2,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 2; }
@@ -88,6 +89,7 @@ snapshot() {
     echo "== $(date +%T.%N) uptime $(cut -d' ' -f1 /proc/uptime)"
     for pid in "$@"; do
       for t in /proc/"$pid"/task/*; do
+        [[ -d $t ]] || continue
         echo "-- rank pid $pid tid ${t##*/} comm $(cat "$t/comm" 2>/dev/null)"
         echo "stat: $(cat "$t/stat" 2>/dev/null)"
         grep -E '^(State|voluntary_ctxt_switches|nonvoluntary_ctxt_switches|Cpus_allowed_list)' "$t/status" 2>/dev/null
@@ -119,7 +121,7 @@ record() {
 
 mkdir -p "$outdir"
 declare -A count=()
-fail=0 hung=0 start=$SECONDS
+fail=0 hung=0 slow=0 start=$SECONDS
 for ((i = 1; i <= runs; ++i)); do
   log=$(mktemp "$outdir/run.XXXXXX")
   setsid "${launch[@]}" "$exe" "$@" >"$log" 2>&1 &
@@ -131,11 +133,19 @@ for ((i = 1; i <= runs; ++i)); do
     pids=$(ranks_of "$job")
     # shellcheck disable=SC2086
     record "$dir" $pids
-    kill -TERM -- -"$job" 2>/dev/null; sleep 2; kill -KILL -- -"$job" 2>/dev/null
-    wait "$job" 2>/dev/null
     mv "$log" "$dir/output"
-    rc=124 hung=$((hung + 1))
-    echo "run $i: hung after ${deadline}s; ranks $pids; record in $dir"
+    if kill -0 "$job" 2>/dev/null; then
+      kill -TERM -- -"$job" 2>/dev/null; sleep 2; kill -KILL -- -"$job" 2>/dev/null
+      wait "$job" 2>/dev/null
+      rc=124 hung=$((hung + 1))
+      echo "run $i: hung after ${deadline}s; ranks $pids; record in $dir"
+    else
+      # It ended while being recorded: slow (starved of CPU, say), not
+      # stuck; the record shows how it stood at the deadline.
+      wait "$job"; rc=$?
+      slow=$((slow + 1))
+      echo "run $i: slow: outlived ${deadline}s, then exited $rc while recorded; record in $dir"
+    fi
   else
     wait "$job"; rc=$?
     if ((rc != 0)); then echo "run $i: exit $rc; output in $log"; else rm -f "$log"; fi
@@ -146,5 +156,5 @@ for ((i = 1; i <= runs; ++i)); do
 done
 summary=""
 for rc in "${!count[@]}"; do summary+=" exit $rc: ${count[$rc]};"; done
-echo "hang-loop: $(basename "$exe") under $mpi, $((i > runs ? runs : i)) runs in $((SECONDS - start)) s, $hung hung:${summary%;}"
+echo "hang-loop: $(basename "$exe") under $mpi, $((i > runs ? runs : i)) runs in $((SECONDS - start)) s, $hung hung, $slow slow:${summary%;}"
 exit $fail

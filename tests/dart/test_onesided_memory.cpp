@@ -12,9 +12,10 @@
 // DART_SHARED_MEMORY=0; real multi-node runs are not covered.
 #include "onesided_common.hpp"
 
-#include <chrono>
-#include <cstdlib>
-#include <string>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
 
 using namespace onesidedtest;
 
@@ -260,8 +261,9 @@ BOOST_FIXTURE_TEST_CASE(threads_put_and_get_concurrently, DartThreadFixture) {
 // flush each transient segment once before the main thread frees it (it
 // waits for their word; using a segment while it is freed is a program
 // error). Every access must succeed and read back what it wrote, the
-// bytes nobody writes must keep their sentinels, and every fetch-and-add
-// must land once. Under TSan this also shows the slot reads race-free.
+// bytes nobody writes must keep their sentinels, every fetch-and-add
+// must land once, and each helper must see the counter grow. Under TSan
+// this also shows the slot reads race-free.
 BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, DartThreadFixture) {
   if (!multiple) {
     BOOST_TEST_MESSAGE("rank " << me << ": DART_THREAD_MULTIPLE not available; thread part skipped");
@@ -274,14 +276,7 @@ BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, Dar
   // Oversubscribed MPICH and cross-host runs pay milliseconds per access;
   // both cuts apply together (a 3 x 2 rig under MPICH is both).
   const bool slow = dartcheck::slow_ranks();
-  // With load/store off there is no direct-access cache to stress, and
-  // the rounds only repeat MPI RMA that other cases cover; under MPICH
-  // each of them costs milliseconds and the helpers' thousands of pauses
-  // (a helper was once seen stuck for minutes in one 50 us nanosleep)
-  // made this variant the slowest and least steady case of the suite.
-  const char* shm = std::getenv("DART_SHARED_MEMORY");
-  const bool load_store = !(shm && std::string(shm) == "0");
-  const long rounds = load_store ? std::max(4L, mpitest::scaled(slow ? 40 : 300)) : 4L;
+  const long rounds = std::max(4L, mpitest::scaled(slow ? 40 : 300));
   // Accesses of each helper per round after its handshake: enough to
   // overlap the main thread's free and the next allocation, bounded so the
   // helpers cannot starve the main thread's collectives of MPI (MPICH's
@@ -297,36 +292,49 @@ BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, Dar
   for (std::size_t i = 0; i < kLong; ++i) mine[i] = (i + 1 == kLong) ? 0 : sentinel<T>(me, i, 130);
   barrier();
 
-  std::mutex current_mutex;
+  // The helpers' view of the main thread's progress, under `state_mutex`.
+  // A helper with nothing left to do waits on `next_round` for the next
+  // round or the end: woken by the main thread, not by a timer.
+  std::mutex state_mutex;
+  std::condition_variable next_round;
   dart_gptr_t current = DART_GPTR_NULL;  // the transient segment of round `round`
-  std::atomic<long> round{-1}, acks{0};
-  std::atomic<bool> stop{false};
+  long round = -1;
+  bool stop = false;
+  std::atomic<long> acks{0};
   std::atomic<long> failures{0}, adds{0};
+  std::atomic<long> tids[kHelpers] = {};  // for the diagnosis of a stall
+  std::atomic<long> seen_round[kHelpers];
+  for (auto& s : seen_round) s = -1;
   auto helper = [&](int t) {
+    tids[t] = mpitest::thread_id();
     const std::size_t base = static_cast<std::size_t>(t) * (kSlice + kGuard);
     std::vector<T> out(kSlice), in(kSlice);
     long seen = -1, left_this_round = 0;
-    for (long it = 0; !stop.load(std::memory_order_acquire); ++it) {
+    T last_before = -1;
+    for (long it = 0;; ++it) {
       for (std::size_t i = 0; i < kSlice; ++i) out[i] = pattern<T>(me * 16 + t, i + static_cast<std::size_t>(it), 131);
+      bool fresh = false;
+      dart_gptr_t g = DART_GPTR_NULL;
+      {
+        std::unique_lock<std::mutex> lock(state_mutex);
+        if (left_this_round == 0) next_round.wait(lock, [&] { return stop || round != seen; });
+        if (stop) break;
+        if (round != seen) {
+          seen = round;
+          g = current;
+          fresh = true;
+        }
+      }
       // A new round first: touch its transient segment and ack, so the
       // accesses below overlap the main thread's free and next allocation.
-      if (const long r = round.load(std::memory_order_acquire); r != seen) {
-        seen = r;
+      if (fresh) {
+        seen_round[t] = seen;
         left_this_round = per_round;
-        dart_gptr_t g;
-        {
-          std::lock_guard<std::mutex> lock(current_mutex);
-          g = current;
-        }
         if (dart_put_blocking(at(g, right, static_cast<std::uint64_t>(t) * sizeof(T)), &out[0], 1, DART_TYPE_LONG,
                               DART_TYPE_LONG) != DART_OK ||
             dart_flush(g) != DART_OK)
           ++failures;
         acks.fetch_add(1, std::memory_order_release);
-      }
-      if (left_this_round == 0) {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-        continue;
       }
       --left_this_round;
       const dart_gptr_t dst = at(longlived, right, base * sizeof(T));
@@ -345,15 +353,35 @@ BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, Dar
                                       }()
                                    << ")");
       }
+      // dart_fetch_and_op is non-blocking: MPI may read `one` and write
+      // `before` until the flush. Without it, under MPICH with load/store
+      // off, the old value landed after this scope, in the stack slot the
+      // compiler gave next to the timespec of the helper's idle sleep: the
+      // sleep then asked the kernel for tv_sec 67443 (scripts/hang-loop.sh
+      // read it from the hung thread's memory).
+      const dart_gptr_t counter = at(longlived, right, (kLong - 1) * sizeof(T));
       const T one = 1;
-      T before = 0;
-      if (dart_fetch_and_op(at(longlived, right, (kLong - 1) * sizeof(T)), &one, &before, DART_TYPE_LONG,
-                            DART_OP_SUM) != DART_OK)
+      T before = -1;
+      if (dart_fetch_and_op(counter, &one, &before, DART_TYPE_LONG, DART_OP_SUM) != DART_OK ||
+          dart_flush_local(counter) != DART_OK) {
         ++failures;
-      else
-        ++adds;
+        continue;
+      }
+      ++adds;
+      // The counter only grows, so each helper's fetches see it grow.
+      if (before <= last_before) {
+        ++failures;
+        BOOST_TEST_MESSAGE("rank " << me << " thread " << t << " iteration " << it << ": fetch-and-add returned "
+                                   << before << " after " << last_before);
+      }
+      last_before = before;
     }
   };
+  // How long the main thread waits for the helpers' acks of a round: one
+  // put and flush each, milliseconds on one node. Oversubscribed MPICH and
+  // cross-host runs get longer (a 20 s deadline once passed at 3 x 2 under
+  // MPICH, when unbounded helpers starved the main thread of MPICH's lock).
+  const double ack_seconds = slow || mpitest::scaled(1000) < 1000 ? 60 : 20;
   std::vector<std::thread> ts;
   for (long r = 0; r < rounds; ++r) {
     const std::size_t elems = 16 + static_cast<std::size_t>(r % 7) * 500;  // sizes change, ids repeat
@@ -364,24 +392,36 @@ BOOST_FIXTURE_TEST_CASE(direct_cache_under_concurrent_alloc_free_and_access, Dar
     }
     std::fill_n(own<T>(g, me), elems, T{-1});
     {
-      std::lock_guard<std::mutex> lock(current_mutex);
+      std::lock_guard<std::mutex> lock(state_mutex);
       current = g;
+      round = r;
     }
-    round.store(r, std::memory_order_release);
+    next_round.notify_all();
     if (r == 0)
       for (int t = 0; t < kHelpers; ++t) ts.emplace_back(helper, t);
     // The helpers' accesses to g are done (they ack after the flush)
     // before any unit frees it: wait for this unit's, then barrier.
-    // On a timeout the unit still takes part in the barrier and the free,
-    // so that the others fail this test instead of hanging in them.
-    if (!poll_until([&] { return acks.load(std::memory_order_acquire) >= kHelpers * (r + 1); }, 120.0)) {
-      ++failures;
-      BOOST_TEST_MESSAGE("rank " << me << ": the helpers did not ack round " << r << " within 120 s");
+    if (!poll_until([&] { return acks.load(std::memory_order_acquire) >= kHelpers * (r + 1); }, ack_seconds)) {
+      // A helper that does not ack within the bound is stuck where it
+      // cannot be interrupted or joined: say where each stands, then end
+      // the job now rather than at the test's timeout.
+      std::ostringstream why;
+      for (int t = 0; t < kHelpers; ++t)
+        why << "\n  helper " << t << " (last round seen " << seen_round[t] << "): " << mpitest::thread_state(tids[t]);
+      std::cout << std::flush;
+      std::fprintf(stderr, "[rank %d] the helpers did not ack round %ld within %.0f s; aborting the job:%s\n", me, r,
+                   ack_seconds, why.str().c_str());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 4);
     }
     barrier();
     if (dart_team_memfree(g) != DART_OK) ++failures;
   }
-  stop.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(state_mutex);
+    stop = true;
+  }
+  next_round.notify_all();
   for (auto& th : ts) th.join();
   CHECK_EQ(failures.load(), 0L);
   barrier();

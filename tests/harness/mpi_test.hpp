@@ -9,7 +9,14 @@
 #include <mpi.h>
 #include <boost/test/unit_test.hpp>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 
 namespace mpitest {
 
@@ -35,6 +42,32 @@ inline long scaled(long count) {
   if (!(f > 0) || f >= 1) return count;
   const long n = static_cast<long>(static_cast<double>(count) * f);
   return n > 0 ? n : 1;
+}
+
+// The kernel's id of the calling thread, for thread_state().
+inline long thread_id() { return static_cast<long>(::syscall(SYS_gettid)); }
+
+// What the kernel says a thread of this process is doing, in one line:
+// its state, the function it sleeps in (wchan), the system call it is in
+// with its arguments, and its context switch counts. For the message of a
+// bounded wait that gave up on another thread, so the failure says where
+// that thread stood (a thread whose counts do not move between two such
+// lines has not run).
+inline std::string thread_state(long tid) {
+  const std::string dir = "/proc/self/task/" + std::to_string(tid) + "/";
+  auto read = [&](const char* name) {
+    std::ifstream in(dir + name);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+    return text;
+  };
+  std::ostringstream os;
+  os << "thread " << tid;
+  std::istringstream status(read("status"));
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("State:", 0) == 0 || line.find("ctxt_switches:") != std::string::npos) os << ", " << line;
+  os << ", wchan " << read("wchan") << ", syscall " << read("syscall");
+  return os.str();
 }
 
 }  // namespace mpitest

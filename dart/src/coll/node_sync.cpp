@@ -48,6 +48,7 @@ const char* call_name(Call c) noexcept {
     case Call::RegisterGlobals: return "dart_team_memregister_globals";
     case Call::NodeStep: return "a collective";
     case Call::TeamCreate: return "dart_team_create";
+    case Call::Exit: return "dart_exit";
   }
   return "an unknown collective";
 }
@@ -231,6 +232,7 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
   // Every member reads the same headers, so every member reaches the same
   // verdict.
   Verdict v;
+  v.first_call = static_cast<Call>(parts_[0]->line[p].call & 0xff);
   for (int m = 0; m < n_; ++m) {
     const Line& o = parts_[static_cast<std::size_t>(m)]->line[p];
     if (o.call & 0x100) v.someone_invalid = true;
@@ -240,16 +242,57 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
       v.other_call_member = m;
       v.other_call = c;
     }
+    if (c != v.first_call && v.split_member < 0) {
+      v.split_member = m;
+      v.split_call = c;
+    }
     if (o.fp[0] != fp.w[0] || o.fp[1] != fp.w[1] || o.fp[2] != fp.w[2]) v.mismatch = true;
   }
   return v;
 }
 
+bool NodeSync::break_on(const Verdict& v) const {
+  if (v.split_member < 0) return false;
+  Runtime* r = runtime();
+  Team* team = r ? r->find_team(team_id_) : nullptr;
+  if (team)
+    r->break_team(*team, "members of team " + std::to_string(team_id_) +
+                             " were in different collectives at its collective #" + std::to_string(gen_) +
+                             " (member 0 called " + call_name(v.first_call) + ", member " +
+                             std::to_string(v.split_member) + " " + call_name(v.split_call) + ")");
+  return true;
+}
+
+std::string NodeSync::await_leaving(double seconds) {
+  mine_->leaving.store(1, std::memory_order_release);
+  auto missing = [&] {
+    std::string list;
+    for (int m = 0; m < n_; ++m)
+      if (parts_[static_cast<std::size_t>(m)]->leaving.load(std::memory_order_acquire) == 0)
+        list += (list.empty() ? "" : ", ") + std::to_string(m);
+    return list;
+  };
+  using Clock = std::chrono::steady_clock;
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  // A member may first wait for its own RMA to this unit, which some MPI
+  // libraries complete only while the target is in MPI (as in wait_all).
+  ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
+  for (;;) {
+    std::string list = missing();
+    if (list.empty() || Clock::now() >= deadline) return list;
+    poller.drive();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 void NodeSync::throw_on(const Verdict& v, Call call) const {
-  if (v.other_call_member >= 0)
+  if (v.other_call_member >= 0) {
+    (void)break_on(v);
     invalid(std::string("members of team ") + std::to_string(team_id_) + " are in different collectives: member " +
             std::to_string(v.other_call_member) + " called " + call_name(v.other_call) + ", this member " +
             call_name(call));
+  }
   if (v.someone_invalid) invalid("another member passed invalid arguments");
   if (v.mismatch)
     invalid("the members passed different roots, counts, types or operations (or called different collectives)");
@@ -331,6 +374,9 @@ bool node_oversubscribed(const Team& team) {
 }
 
 NodeSync* engine(Team& team) {
+  // Every collective starts here (node_sync, node_step_sync, agree), on
+  // every path: a broken team fails before anything waits for its members.
+  team.require_intact();
   auto& slot = team.node_sync_slot();
   if (slot) return slot.get();
   if (team.size() < 2 || !team.load_store()) return nullptr;
@@ -400,6 +446,13 @@ void agree(Team& team, Call call, Combine op, const std::int64_t* in, std::int64
     }
     out[i] = acc;
   }
+}
+
+void meet_at_exit(Team& world) {
+  if (world.broken()) return;
+  NodeSync* ns = node_sync(world);
+  if (!ns) return;
+  (void)ns->break_on(ns->meet(Call::Exit, Fingerprint{}, true));
 }
 
 void NodeSyncDeleter::operator()(NodeSync* p) const noexcept { delete p; }

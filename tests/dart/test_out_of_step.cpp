@@ -5,7 +5,8 @@
 // against team creation, which then makes no team), a bad argument
 // on one unit followed by that unit's attempt to repair it alone, and a
 // unit that leaves for dart_exit while the others still wait in a
-// collective it skipped. Each case checks on every unit: the divergent
+// collective it skipped (on DART_TEAM_ALL, and on a team made from it,
+// which breaks only that team). Each case checks on every unit: the divergent
 // call fails everywhere naming both calls; from then on every collective
 // on the team, and on a team made from it, fails at once naming the first
 // divergence; two-sided messages and one-sided access still work; and
@@ -276,6 +277,37 @@ BOOST_AUTO_TEST_CASE(a_unit_that_leaves_early_breaks_the_team) {
                   "dart_allreduce", "team 0 is broken", first, second);
   }
   check_exit(me, first, second);
+}
+
+// The same on a team made from DART_TEAM_ALL: the last unit skips a
+// barrier on it and leaves. The others, waiting there, find it in
+// dart_exit and break that team; DART_TEAM_ALL stays intact, so dart_exit
+// finds every unit there and ends normally, naming the broken team.
+BOOST_AUTO_TEST_CASE(a_unit_that_leaves_a_sub_team_early_breaks_it) {
+  Setup s;
+  if (!s.run) {
+    CHECK_OK(dart_exit());
+    return;
+  }
+  const int me = s.u.me, last = s.u.n - 1;
+  const std::string sub = std::to_string(s.sub);
+  if (me != last) {
+    check_divergent(timed([&] { return dart_barrier(s.sub); }), me, "dart_barrier", "dart_exit");
+    long x = 1, sum = 0;
+    check_refused(timed([&] { return dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, s.sub); }), me,
+                  "dart_allreduce", "team " + sub + " is broken: members of team " + sub,
+                  "member " + std::to_string(last) + " called dart_exit", "others dart_barrier");
+  }
+  // The leaving unit never learns of it: it met nobody on that team.
+  const Timed o = timed([] { return dart_exit(); });
+  const dart_ret_t expected = me == last ? DART_OK : DART_ERR_OTHER;
+  BOOST_CHECK_MESSAGE(o.rc == expected, "rank " << me << ": dart_exit returned " << o.rc);
+  BOOST_CHECK_MESSAGE(o.seconds < 5, "rank " << me << ": dart_exit took " << o.seconds << " s");
+  // DART_TEAM_ALL is intact: its exit meeting found every unit there.
+  BOOST_CHECK_MESSAGE(me == last ? o.log.empty()
+                                 : contains(o.log, "dart_exit: error: team " + sub + " is broken") &&
+                                       !contains(o.log, "team 0 is broken"),
+                      "rank " << me << ": dart_exit log: " << o.log);
 }
 
 // Run alone by dart_out_of_step.unit_never_leaves: the team breaks, then

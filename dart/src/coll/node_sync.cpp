@@ -228,6 +228,15 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
   l.seq.store(g, std::memory_order_release);
   wait_all(g, p, call);
   gen_ = g;
+  if (left_ >= 0) {
+    // The others are not all here, so their headers are not read; every
+    // member that reaches this meeting stops the same way.
+    Verdict v;
+    v.first_call = call;
+    v.other_call_member = v.split_member = v.left_member = left_;
+    v.other_call = v.split_call = Call::Exit;
+    return v;
+  }
 
   // Every member reads the same headers, so every member reaches the same
   // verdict.
@@ -258,8 +267,11 @@ bool NodeSync::break_on(const Verdict& v) const {
   if (team)
     r->break_team(*team, "members of team " + std::to_string(team_id_) +
                              " were in different collectives at its collective #" + std::to_string(gen_) +
-                             " (member 0 called " + call_name(v.first_call) + ", member " +
-                             std::to_string(v.split_member) + " " + call_name(v.split_call) + ")");
+                             (v.left_member >= 0 ? " (member " + std::to_string(v.left_member) +
+                                                       " called dart_exit, others " + call_name(v.first_call) + ")"
+                                                 : " (member 0 called " + std::string(call_name(v.first_call)) +
+                                                       ", member " + std::to_string(v.split_member) + " " +
+                                                       call_name(v.split_call) + ")"));
   return true;
 }
 
@@ -299,6 +311,7 @@ void NodeSync::throw_on(const Verdict& v, Call call) const {
 }
 
 void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
+  left_ = -1;
   int next = 0;  // members before `next` have arrived
   auto arrived_all = [&] {
     while (next < n_ && (next == me_ ||
@@ -332,10 +345,26 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
   // keep MPI progressing, since a member may first wait for its own RMA to
   // this unit, which some libraries complete only while the target is in MPI.
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
+  // A missing member in dart_exit never comes (it marked itself leaving
+  // after its last meeting here, so a member seen leaving and not arrived
+  // stays so). dart_exit's own meeting is exempt: there the others publish
+  // after marking their other teams.
+  auto left = [&] {
+    if (call == Call::Exit) return -1;
+    for (int m = next; m < n_; ++m) {
+      const Part* part = parts_[static_cast<std::size_t>(m)];
+      if (m != me_ && part->leaving.load(std::memory_order_acquire) != 0 &&
+          part->line[parity].seq.load(std::memory_order_acquire) < g)
+        return m;
+    }
+    return -1;
+  };
   const bool gave_way = wait_patiently(
       call,
       [&] {
         if (arrived_all()) return true;
+        left_ = left();
+        if (left_ >= 0) return true;
         poller.drive();
         return false;
       },

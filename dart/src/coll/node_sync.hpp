@@ -115,6 +115,9 @@ class NodeSync {
     Call first_call = Call::Barrier;
     int split_member = -1;
     Call split_call = Call::Barrier;
+    // A member that will never come: it is in dart_exit (mark_leaving),
+    // or -1. Then split_member is that member and split_call Call::Exit.
+    int left_member = -1;
     std::uint64_t first_words = 0;  // the members' fingerprint words 0, or-ed
   };
   // Publishes this member's header (its payload already in out()) and
@@ -175,6 +178,11 @@ class NodeSync {
   // on every member. Returns whether it did.
   bool break_on(const Verdict& v) const;
 
+  // dart_exit marks every team engine of the unit but DART_TEAM_ALL's, which
+  // it meets on instead: members waiting in a meeting this member will now
+  // never join find it leaving and break the team (Verdict::left_member).
+  void mark_leaving() noexcept { mine_->leaving.store(1, std::memory_order_release); }
+
   // dart_exit on a broken DART_TEAM_ALL: marks this member as leaving and
   // waits until every member is, at most `seconds`. Returns the members
   // that have not come (empty when all did). No MPI: the team's window
@@ -225,6 +233,7 @@ class NodeSync {
   static constexpr int kMaxSpin = 2048;
   int spin_ = kMaxSpin;
   int in_step_ = 0;  // meetings in a row that ended within the spin
+  int left_ = -1;    // wait_all stopped for this member in dart_exit, or -1
 };
 
 // The engine of `team` when its collectives meet through shared memory

@@ -130,6 +130,8 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
 // not come ends the job rather than leaving the others in MPI for ever.
 dart_ret_t leave_in_step(Runtime& r) {
   Team& world = r.world();
+  for (dart_team_t id : r.team_ids())
+    if (coll::NodeSync* ns = r.find_team(id)->node_sync_slot().get(); ns && ns->whole_team()) ns->mark_leaving();
   coll::meet_at_exit(world);
   dart_ret_t rc = DART_OK;
   std::vector<const Team*> teams{&world};

@@ -1,9 +1,6 @@
 // Collectives that some members never enter, on a team whose units share a
-// node (the shared-memory meetings of coll/node_sync.hpp):
-// - members in different collectives (a barrier on one unit while the
-//   others free memory, a broadcast against an allreduce, a barrier while
-//   the others create a team) fail on every member with DART_ERR_INVAL and
-//   a line naming both calls, and the team works afterwards;
+// node (the shared-memory meetings of coll/node_sync.hpp) (members in
+// different collectives: test_out_of_step.cpp):
 // - a member that arrives late is named, with the call it last finished,
 //   by the members waiting longer than DART_COLLECTIVE_TIMEOUT, and the
 //   call still completes;
@@ -51,70 +48,6 @@ std::string barrier_with_late_member(dart_team_t team, int me, int late) {
 }
 
 }  // namespace
-
-BOOST_FIXTURE_TEST_CASE(members_in_different_collectives_fail_everywhere, DartFixture) {
-  if (n < 2 || !node_path()) return;
-  dart_gptr_t g = DART_GPTR_NULL;
-  REQUIRE_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_INT, &g));
-
-  // Unit 0 skips the free and enters a barrier.
-  {
-    StderrCapture cap;
-    const dart_ret_t rc = me == 0 ? dart_barrier(DART_TEAM_ALL) : dart_team_memfree(g);
-    const std::string text = cap.finish();
-    BOOST_CHECK_EQUAL(rc, DART_ERR_INVAL);
-    BOOST_CHECK_MESSAGE(contains(text, "different collectives") && contains(text, "dart_barrier") &&
-                            contains(text, "dart_team_memfree"),
-                        "log: " << text);
-  }
-  // Nothing was freed: the memory still works, and the free succeeds now.
-  int v = 100 + me;
-  REQUIRE_OK(dart_put_blocking(at(g, me), &v, 1, DART_TYPE_INT, DART_TYPE_INT));
-  REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
-  int got = 0;
-  REQUIRE_OK(dart_get_blocking(&got, at(g, right), 1, DART_TYPE_INT, DART_TYPE_INT));
-  BOOST_CHECK_EQUAL(got, 100 + right);
-  REQUIRE_OK(dart_barrier(DART_TEAM_ALL));
-  REQUIRE_OK(dart_team_memfree(g));
-
-  // A broadcast on the last unit against an allreduce elsewhere.
-  {
-    StderrCapture cap;
-    long x = me, sum = -1;
-    const dart_ret_t rc = me == n - 1
-                              ? dart_bcast(&x, 1, DART_TYPE_LONG, DART_TEAM_UNIT_ID(0), DART_TEAM_ALL)
-                              : dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL);
-    const std::string text = cap.finish();
-    BOOST_CHECK_EQUAL(rc, DART_ERR_INVAL);
-    BOOST_CHECK_MESSAGE(contains(text, "dart_bcast") && contains(text, "dart_allreduce"), "log: " << text);
-  }
-  // The team is in step again.
-  long x = me + 1, sum = 0;
-  REQUIRE_OK(dart_allreduce(&x, &sum, 1, DART_TYPE_LONG, DART_OP_SUM, DART_TEAM_ALL));
-  BOOST_CHECK_EQUAL(sum, static_cast<long>(n) * (n + 1) / 2);
-
-  // Unit 0 enters a barrier while the others create a team: no team is
-  // made anywhere, and creating one afterwards works.
-  dart_group_t group = DART_GROUP_NULL;
-  REQUIRE_OK(dart_team_get_group(DART_TEAM_ALL, &group));
-  {
-    StderrCapture cap;
-    dart_team_t t = DART_TEAM_NULL;
-    const dart_ret_t rc = me == 0 ? dart_barrier(DART_TEAM_ALL) : dart_team_create(DART_TEAM_ALL, group, &t);
-    const std::string text = cap.finish();
-    BOOST_CHECK_EQUAL(rc, DART_ERR_INVAL);
-    BOOST_CHECK_EQUAL(t, DART_TEAM_NULL);
-    BOOST_CHECK_MESSAGE(contains(text, "dart_barrier") && contains(text, "dart_team_create"), "log: " << text);
-  }
-  dart_team_t t = DART_TEAM_NULL;
-  REQUIRE_OK(dart_team_create(DART_TEAM_ALL, group, &t));
-  BOOST_CHECK_NE(t, DART_TEAM_NULL);
-  long y = 1, count = 0;
-  REQUIRE_OK(dart_allreduce(&y, &count, 1, DART_TYPE_LONG, DART_OP_SUM, t));
-  BOOST_CHECK_EQUAL(count, static_cast<long>(n));
-  REQUIRE_OK(dart_team_destroy(&t));
-  REQUIRE_OK(dart_group_destroy(&group));
-}
 
 // Its own dart_init, so that the timeout set here is the one read.
 BOOST_AUTO_TEST_CASE(a_late_member_is_named_and_the_call_completes) {

@@ -549,16 +549,19 @@ void shmem_query_thread(int* provided) {
 void shmem_finalize(void) {
   if (!st.initialized || st.finalized) return;
   quiet_all("shmem_finalize");
-  dart_barrier(DART_TEAM_ALL);
+  // The barrier fails only when the PEs are out of step (a PE skipped a
+  // collective, or made one too many): DART has then broken its team, so
+  // the collective frees below would fail too, and dart_exit ends it.
+  const bool in_step = dart_barrier(DART_TEAM_ALL) == DART_OK;
   st.finalized = true;
   dart_shmem_ctx_default_.magic = 0;
-  if (dart_shmem_team_shared_.dart != DART_TEAM_ALL && dart_shmem_team_shared_.dart != DART_TEAM_NULL)
+  if (in_step && dart_shmem_team_shared_.dart != DART_TEAM_ALL && dart_shmem_team_shared_.dart != DART_TEAM_NULL)
     dart_team_destroy(&dart_shmem_team_shared_.dart);
   dart_shmem_team_shared_.magic = 0;
   dart_shmem_team_world_.magic = 0;
   if (st.have_globals) dart_team_memderegister(st.glob);
   globals::unshare();
-  dart_team_memfree(st.heap);
+  if (in_step) dart_team_memfree(st.heap);
   st.have_globals = false;
   st.heap_base = nullptr;
   st.heap_bytes = 0;

@@ -599,7 +599,10 @@ void meet(NodeSync& ns, Call call, Prepare&& prepare) {
     mine = std::current_exception();
   }
   const NodeSync::Verdict v = ns.meet(call, fp, !mine);
-  if (mine) std::rethrow_exception(mine);
+  if (mine) {
+    (void)ns.break_on(v);  // as the others do in throw_on
+    std::rethrow_exception(mine);
+  }
   ns.throw_on(v, call);
 }
 

@@ -48,6 +48,7 @@ const char* call_name(Call c) noexcept {
     case Call::RegisterGlobals: return "dart_team_memregister_globals";
     case Call::NodeStep: return "a collective";
     case Call::TeamCreate: return "dart_team_create";
+    case Call::Exit: return "dart_exit";
   }
   return "an unknown collective";
 }
@@ -227,10 +228,20 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
   l.seq.store(g, std::memory_order_release);
   wait_all(g, p, call);
   gen_ = g;
+  if (left_ >= 0) {
+    // The others are not all here, so their headers are not read; every
+    // member that reaches this meeting stops the same way.
+    Verdict v;
+    v.first_call = call;
+    v.other_call_member = v.split_member = v.left_member = left_;
+    v.other_call = v.split_call = Call::Exit;
+    return v;
+  }
 
   // Every member reads the same headers, so every member reaches the same
   // verdict.
   Verdict v;
+  v.first_call = static_cast<Call>(parts_[0]->line[p].call & 0xff);
   for (int m = 0; m < n_; ++m) {
     const Line& o = parts_[static_cast<std::size_t>(m)]->line[p];
     if (o.call & 0x100) v.someone_invalid = true;
@@ -240,22 +251,67 @@ NodeSync::Verdict NodeSync::meet(Call call, const Fingerprint& fp, bool valid) {
       v.other_call_member = m;
       v.other_call = c;
     }
+    if (c != v.first_call && v.split_member < 0) {
+      v.split_member = m;
+      v.split_call = c;
+    }
     if (o.fp[0] != fp.w[0] || o.fp[1] != fp.w[1] || o.fp[2] != fp.w[2]) v.mismatch = true;
   }
   return v;
 }
 
+bool NodeSync::break_on(const Verdict& v) const {
+  if (v.split_member < 0) return false;
+  Runtime* r = runtime();
+  Team* team = r ? r->find_team(team_id_) : nullptr;
+  if (team)
+    r->break_team(*team, "members of team " + std::to_string(team_id_) +
+                             " were in different collectives at its collective #" + std::to_string(gen_) +
+                             (v.left_member >= 0 ? " (member " + std::to_string(v.left_member) +
+                                                       " called dart_exit, others " + call_name(v.first_call) + ")"
+                                                 : " (member 0 called " + std::string(call_name(v.first_call)) +
+                                                       ", member " + std::to_string(v.split_member) + " " +
+                                                       call_name(v.split_call) + ")"));
+  return true;
+}
+
+std::string NodeSync::await_leaving(double seconds) {
+  mine_->leaving.store(1, std::memory_order_release);
+  auto missing = [&] {
+    std::string list;
+    for (int m = 0; m < n_; ++m)
+      if (parts_[static_cast<std::size_t>(m)]->leaving.load(std::memory_order_acquire) == 0)
+        list += (list.empty() ? "" : ", ") + std::to_string(m);
+    return list;
+  };
+  using Clock = std::chrono::steady_clock;
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  // A member may first wait for its own RMA to this unit, which some MPI
+  // libraries complete only while the target is in MPI (as in wait_all).
+  ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
+  for (;;) {
+    std::string list = missing();
+    if (list.empty() || Clock::now() >= deadline) return list;
+    poller.drive();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 void NodeSync::throw_on(const Verdict& v, Call call) const {
-  if (v.other_call_member >= 0)
+  if (v.other_call_member >= 0) {
+    (void)break_on(v);
     invalid(std::string("members of team ") + std::to_string(team_id_) + " are in different collectives: member " +
             std::to_string(v.other_call_member) + " called " + call_name(v.other_call) + ", this member " +
             call_name(call));
+  }
   if (v.someone_invalid) invalid("another member passed invalid arguments");
   if (v.mismatch)
     invalid("the members passed different roots, counts, types or operations (or called different collectives)");
 }
 
 void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
+  left_ = -1;
   int next = 0;  // members before `next` have arrived
   auto arrived_all = [&] {
     while (next < n_ && (next == me_ ||
@@ -289,10 +345,26 @@ void NodeSync::wait_all(std::uint64_t g, int parity, Call call) {
   // keep MPI progressing, since a member may first wait for its own RMA to
   // this unit, which some libraries complete only while the target is in MPI.
   ProgressPoller poller(rt().progress_comm(), /*probe_only=*/true);
+  // A missing member in dart_exit never comes (it marked itself leaving
+  // after its last meeting here, so a member seen leaving and not arrived
+  // stays so). dart_exit's own meeting is exempt: there the others publish
+  // after marking their other teams.
+  auto left = [&] {
+    if (call == Call::Exit) return -1;
+    for (int m = next; m < n_; ++m) {
+      const Part* part = parts_[static_cast<std::size_t>(m)];
+      if (m != me_ && part->leaving.load(std::memory_order_acquire) != 0 &&
+          part->line[parity].seq.load(std::memory_order_acquire) < g)
+        return m;
+    }
+    return -1;
+  };
   const bool gave_way = wait_patiently(
       call,
       [&] {
         if (arrived_all()) return true;
+        left_ = left();
+        if (left_ >= 0) return true;
         poller.drive();
         return false;
       },
@@ -331,6 +403,9 @@ bool node_oversubscribed(const Team& team) {
 }
 
 NodeSync* engine(Team& team) {
+  // Every collective starts here (node_sync, node_step_sync, agree), on
+  // every path: a broken team fails before anything waits for its members.
+  team.require_intact();
   auto& slot = team.node_sync_slot();
   if (slot) return slot.get();
   if (team.size() < 2 || !team.load_store()) return nullptr;
@@ -400,6 +475,13 @@ void agree(Team& team, Call call, Combine op, const std::int64_t* in, std::int64
     }
     out[i] = acc;
   }
+}
+
+void meet_at_exit(Team& world) {
+  if (world.broken()) return;
+  NodeSync* ns = node_sync(world);
+  if (!ns) return;
+  (void)ns->break_on(ns->meet(Call::Exit, Fingerprint{}, true));
 }
 
 void NodeSyncDeleter::operator()(NodeSync* p) const noexcept { delete p; }

@@ -25,7 +25,11 @@
 // the last call each finished), then keeps waiting or aborts the job
 // (DART_COLLECTIVE_TIMEOUT_ACTION). Members that arrive in different calls
 // (a barrier on one, dart_team_memfree on another) fail the call on all of
-// them at once instead of hanging.
+// them at once instead of hanging, and break the team (Team::mark_broken):
+// one of them skipped a call or made one too many, so every later meeting
+// would pair its calls with the others' one off. dart_exit meets too
+// (Call::Exit), so a member that leaves while the others still wait in a
+// call it skipped breaks the team instead of leaving them there.
 #pragma once
 
 #include "core/mpi_handles.hpp"
@@ -64,6 +68,7 @@ enum class Call : std::uint8_t {
   // packet the units of a node meet to combine (dart_communication_coll.cpp).
   NodeStep,
   TeamCreate,
+  Exit,
 };
 
 // The DART function a call is, for messages ("dart_barrier").
@@ -105,6 +110,14 @@ class NodeSync {
     bool mismatch = false;         // the fingerprints differ
     int other_call_member = -1;    // a member in another call, or -1
     Call other_call = Call::Barrier;
+    // The same on every member: member 0's call, and the first member in
+    // another one (-1 if none) with its call.
+    Call first_call = Call::Barrier;
+    int split_member = -1;
+    Call split_call = Call::Barrier;
+    // A member that will never come: it is in dart_exit (mark_leaving),
+    // or -1. Then split_member is that member and split_call Call::Exit.
+    int left_member = -1;
     std::uint64_t first_words = 0;  // the members' fingerprint words 0, or-ed
   };
   // Publishes this member's header (its payload already in out()) and
@@ -158,7 +171,23 @@ class NodeSync {
   [[nodiscard]] bool nodes_shared() const noexcept { return nodes_shared_; }
 
   // A meeting's verdict as the error this member throws (none if it passed).
+  // Members found in different calls also break the team (break_on).
   void throw_on(const Verdict& v, Call call) const;
+  // If the verdict found members in different calls, breaks the team and
+  // every team made from it, naming this meeting and the calls; the same
+  // on every member. Returns whether it did.
+  bool break_on(const Verdict& v) const;
+
+  // dart_exit marks every team engine of the unit but DART_TEAM_ALL's, which
+  // it meets on instead: members waiting in a meeting this member will now
+  // never join find it leaving and break the team (Verdict::left_member).
+  void mark_leaving() noexcept { mine_->leaving.store(1, std::memory_order_release); }
+
+  // dart_exit on a broken DART_TEAM_ALL: marks this member as leaving and
+  // waits until every member is, at most `seconds`. Returns the members
+  // that have not come (empty when all did). No MPI: the team's window
+  // stays mapped while any member may still use it.
+  std::string await_leaving(double seconds);
 
  private:
   // One member's header of one parity: two cache lines, read in one go.
@@ -175,6 +204,7 @@ class NodeSync {
     std::int64_t pid = 0;          // the member's process, for read_from
     std::uint64_t probe_addr = 0;  // where its probe word lives in its memory
     std::uint64_t probe = 0;       // and what that word holds
+    std::atomic<std::uint64_t> leaving{0};  // 1 once the member is in dart_exit (await_leaving)
   };
   [[nodiscard]] unsigned char* data(Part* part, int parity) const noexcept {
     return reinterpret_cast<unsigned char*>(part + 1) + static_cast<std::size_t>(parity) * slot_;
@@ -203,6 +233,7 @@ class NodeSync {
   static constexpr int kMaxSpin = 2048;
   int spin_ = kMaxSpin;
   int in_step_ = 0;  // meetings in a row that ended within the spin
+  int left_ = -1;    // wait_all stopped for this member in dart_exit, or -1
 };
 
 // The engine of `team` when its collectives meet through shared memory
@@ -224,6 +255,12 @@ NodeSync* node_step_sync(Team& team);
 // MPI_Allreduce.
 enum class Combine { Max, BitOr };
 void agree(Team& team, Call call, Combine op, const std::int64_t* in, std::int64_t* out, int n);
+
+// dart_exit's meeting on DART_TEAM_ALL, while it is not broken and meets
+// through shared memory: a member still in a collective that this member
+// skipped meets it here instead of waiting for ever, and both break the
+// team. Never throws for that (the caller reads Team::broken()).
+void meet_at_exit(Team& world);
 
 // Deletes an engine; used by Team, which cannot see the type.
 struct NodeSyncDeleter {

@@ -128,6 +128,14 @@ Config read_config() {
       log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT=\"%s\": expected seconds (0 = never)", v);
     else cfg.collective_timeout_s = s;
   }
+  if (const char* v = std::getenv("DART_EXIT_TIMEOUT"); v && *v) {
+    errno = 0;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (errno != 0 || end == v || *end != '\0' || !(s > 0) || s > 1e9)
+      log(LogLevel::Warn, "dart_init", "ignoring DART_EXIT_TIMEOUT=\"%s\": expected seconds > 0", v);
+    else cfg.exit_timeout_s = s;
+  }
   read_choice<bool>("DART_COLLECTIVE_TIMEOUT_ACTION", {{"ABORT", true}, {"WARN", false}}, "warn or abort",
                     &cfg.collective_timeout_abort);
   read_choice<Config::Hierarchy>("DART_COLLECTIVE_HIERARCHY",

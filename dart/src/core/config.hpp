@@ -62,6 +62,11 @@ struct Config {
   double collective_timeout_s = 300;
   bool collective_timeout_abort = false;
 
+  // DART_EXIT_TIMEOUT: once DART_TEAM_ALL is broken (its members were in
+  // different collectives), the seconds dart_exit waits for every unit to
+  // reach dart_exit before it ends the job; > 0. Default 10.
+  double exit_timeout_s = 10;
+
   // DART_COLLECTIVE_HIERARCHY = auto | on | off: on a team across nodes
   // whose units share nodes, whether dart_bcast, dart_reduce and
   // dart_allreduce move their data through the node leaders (shared memory

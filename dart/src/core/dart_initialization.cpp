@@ -7,6 +7,7 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include "abort.hpp"
+#include "coll/node_sync.hpp"
 #include "core/error.hpp"
 #include "core/job_channel.hpp"
 #include "core/log.hpp"
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace dart;
 
@@ -117,6 +119,42 @@ void init(int* argc, char*** argv, bool want_threads, dart_thread_support_level_
   arm_exit_report(cfg, runtime()->myid());
 }
 
+// dart_exit's first step. The meeting on DART_TEAM_ALL breaks it if a
+// unit still waits in a collective this unit skipped (or this unit in one
+// the others skipped). Every broken team of this unit is named, and makes
+// dart_exit return DART_ERR_OTHER. What follows is collective in MPI
+// (window and communicator frees, the stdin path's barrier,
+// MPI_Finalize), and on a broken DART_TEAM_ALL the units come to it from
+// wherever they were when it broke; so they first wait for each other in
+// shared memory, at most DART_EXIT_TIMEOUT seconds, and a unit that does
+// not come ends the job rather than leaving the others in MPI for ever.
+dart_ret_t leave_in_step(Runtime& r) {
+  Team& world = r.world();
+  for (dart_team_t id : r.team_ids())
+    if (coll::NodeSync* ns = r.find_team(id)->node_sync_slot().get(); ns && ns->whole_team()) ns->mark_leaving();
+  coll::meet_at_exit(world);
+  dart_ret_t rc = DART_OK;
+  std::vector<const Team*> teams{&world};
+  for (dart_team_t id : r.team_ids()) teams.push_back(r.find_team(id));
+  for (const Team* t : teams) {
+    if (!t->broken()) continue;
+    log(LogLevel::Error, "dart_exit", "%s", t->broken_reason().c_str());
+    rc = DART_ERR_OTHER;
+  }
+  // Only a meeting breaks DART_TEAM_ALL, so it has its engine then.
+  coll::NodeSync* ns = world.node_sync_slot().get();
+  if (!world.broken() || !ns) return rc;
+  const double wait_s = r.config().exit_timeout_s;
+  const std::string missing = ns->await_leaving(wait_s);
+  if (!missing.empty()) {
+    log(LogLevel::Error, "dart_exit",
+        "%g s after this unit, units %s are not in dart_exit; ending the job (DART_EXIT_TIMEOUT)", wait_s,
+        missing.c_str());
+    mpifix::abort_job(MPI_COMM_WORLD, DART_EXIT_ABORT);
+  }
+  return rc;
+}
+
 }  // namespace
 
 extern "C" {
@@ -137,9 +175,11 @@ dart_ret_t dart_init_thread(int* argc, char*** argv, dart_thread_support_level_t
 }
 
 dart_ret_t dart_exit() {
-  return entry("dart_exit", [&] {
+  dart_ret_t out_of_step = DART_OK;
+  const dart_ret_t rc = entry("dart_exit", [&] {
     std::lock_guard<std::mutex> lock(g_lifecycle);
     if (!runtime()) fail(DART_ERR_OTHER, "DART is not initialised");
+    out_of_step = leave_in_step(*runtime());
     stdin_host_stop();  // uses the runtime's communicators: before teardown
     std::unique_ptr<Runtime> r = uninstall_runtime();
     if (r->config().print_stats) stats::print(r->myid());
@@ -147,6 +187,7 @@ dart_ret_t dart_exit() {
     r.reset();  // collective: frees every window and communicator
     if (owns_mpi) mpi_check(MPI_Finalize(), "MPI_Finalize");
   });
+  return rc != DART_OK ? rc : out_of_step;
 }
 
 bool dart_initialized() { return runtime() != nullptr; }

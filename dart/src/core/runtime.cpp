@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "ucx_close.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -152,6 +153,17 @@ void Runtime::remove_team(dart_team_t id) {
   std::unique_ptr<Team> doomed = std::move(it->second);
   owned_teams_.erase(it);
   doomed.reset();  // collective: frees the team's windows and communicators
+}
+
+void Runtime::break_team(Team& team, const std::string& why) {
+  team.mark_broken("team " + std::to_string(team.id()) + " is broken: " + why);
+  for (const auto& entry : owned_teams_) {
+    Team& t = *entry.second;
+    const auto& up = t.ancestors();
+    if (&t != &team && std::find(up.begin(), up.end(), team.serial()) != up.end())
+      t.mark_broken("team " + std::to_string(t.id()) + " is broken: it was made from team " +
+                    std::to_string(team.id()) + ", and " + why);
+  }
 }
 
 Team& Runtime::team(dart_team_t id) const {

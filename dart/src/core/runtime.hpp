@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace dart {
@@ -51,6 +52,10 @@ class Runtime {
   void add_team(std::unique_ptr<Team> team);
   // Destroys a team created by add_team. Collective over its members.
   void remove_team(dart_team_t id);
+  // Breaks `team` (Team::mark_broken) for `why`, and every live team of
+  // the caller made from it: their members are all members of `team`, so
+  // all of them break those teams at the same point too.
+  void break_team(Team& team, const std::string& why);
 
   // dart_memalloc's pool: allocation and release under one lock (the
   // functions are thread-safe), in the caller's part of segment 0.

@@ -131,7 +131,9 @@ dart_team_t create_team(dart_team_t parent_id, const dart_group_struct* group) {
     mpi_check(MPI_Comm_split(parent.comm(), member ? 0 : MPI_UNDEFINED, r.myid(), &comm), "MPI_Comm_split");
   }
   if (!member) return DART_TEAM_NULL;
-  r.add_team(std::make_unique<Team>(id, mpi::Comm(comm), r.config()));
+  auto team = std::make_unique<Team>(id, mpi::Comm(comm), r.config());
+  team->set_parent(parent);
+  r.add_team(std::move(team));
   return id;
 }
 
@@ -184,7 +186,9 @@ dart_ret_t dart_team_destroy(dart_team_t* teamid) {
     if (*teamid == DART_TEAM_NULL) return;
     if (*teamid == DART_TEAM_ALL) invalid("DART_TEAM_ALL cannot be destroyed (dart_exit does that)");
     Runtime& r = rt();
-    (void)r.team(*teamid);
+    // Freeing a team's windows is collective; on a broken team the other
+    // members may never come.
+    r.team(*teamid).require_intact();
     r.remove_team(*teamid);
     *teamid = DART_TEAM_NULL;
   });

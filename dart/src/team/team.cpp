@@ -213,6 +213,28 @@ Team::~Team() {
   if (node_comm_.get() == comm_.get()) (void)node_comm_.release();
 }
 
+void Team::mark_broken(const std::string& why) {
+  std::lock_guard<std::mutex> lock(broken_mutex_);
+  if (broken_.load(std::memory_order_relaxed)) return;  // the first divergence is the one to name
+  broken_reason_ = why;
+  broken_.store(true, std::memory_order_release);
+}
+
+std::string Team::broken_reason() const {
+  std::lock_guard<std::mutex> lock(broken_mutex_);
+  return broken_reason_;
+}
+
+void Team::require_intact() const {
+  if (broken()) fail(DART_ERR_OTHER, broken_reason());
+}
+
+void Team::set_parent(const Team& parent) {
+  ancestors_.clear();
+  ancestors_.push_back(parent.serial());
+  ancestors_.insert(ancestors_.end(), parent.ancestors().begin(), parent.ancestors().end());
+}
+
 int Team::attach_load(int w, const char* addr, std::size_t bytes) const {
   const DynamicWindow& d = *dynamic_[static_cast<std::size_t>(w)];
   if (bytes > 0) {

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -355,6 +356,23 @@ class Team {
   // (hi-lo)/64+1 words.
   void reclaim_registrations(int lo, int hi);
 
+  // ---- a team out of step ----
+  // A team is broken once its members were found in different collectives
+  // (or the team it was made from broke): from there on each member's
+  // calls would meet the others' calls one off, so every later collective
+  // on it fails at once instead (require_intact), the way MPI's
+  // fault-tolerance proposal revokes a communicator. Its members learn it
+  // in one meeting, so all of them break it at the same call.
+  // Point-to-point and one-sided calls do not depend on it.
+  void mark_broken(const std::string& why);
+  [[nodiscard]] bool broken() const noexcept { return broken_.load(std::memory_order_acquire); }
+  [[nodiscard]] std::string broken_reason() const;
+  // Throws DART_ERR_OTHER with the reason if the team is broken.
+  void require_intact() const;
+  // Serials of the teams this one was made from, its parent first.
+  [[nodiscard]] const std::vector<std::uint64_t>& ancestors() const noexcept { return ancestors_; }
+  void set_parent(const Team& parent);
+
   // The shared-memory engine of the team's collectives (coll/node_sync.hpp),
   // made by coll::node_sync at the first collective that uses it.
   std::unique_ptr<coll::NodeSync, coll::NodeSyncDeleter>& node_sync_slot() noexcept { return node_sync_; }
@@ -391,6 +409,13 @@ class Team {
   // Registrations deregistered here, possibly held elsewhere, by magnitude
   // of the id (-id); ordered, so every member walks them in one order.
   std::map<int, std::unique_ptr<Segment>> retired_;
+  std::vector<std::uint64_t> ancestors_;
+  // Another thread of the unit may run a collective on a team made from
+  // this one while a meeting here breaks both: the reason is written once
+  // under the mutex, before the flag.
+  std::atomic<bool> broken_{false};
+  mutable std::mutex broken_mutex_;
+  std::string broken_reason_;
   // Last, so it goes first: its window is freed while every member is in
   // the collective destructor.
   std::unique_ptr<coll::NodeSync, coll::NodeSyncDeleter> node_sync_;

@@ -35,7 +35,10 @@ extern "C" {
  * buffers hold elements of `dtype`, which must be contiguous; data is
  * placed in team order. Thread safety: TS-team. All return DART_OK, or
  * DART_ERR_INVAL for an unknown team, a non-member caller, a root outside
- * [0, size), a non-contiguous type or an unsupported count.
+ * [0, size), a non-contiguous type or an unsupported count (or, on a team
+ * whose units share a node, members found in different collectives);
+ * DART_ERR_OTHER at once on a team broken by such members, or made from
+ * one (README, "Collectives").
  * ------------------------------------------------------------------ */
 
 /*

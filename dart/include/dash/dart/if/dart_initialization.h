@@ -52,8 +52,11 @@ dart_ret_t dart_init_thread(
  * Resources the application did not release are not cleaned up
  * (implementation-defined). Re-initialisation afterwards works when the
  * application owns MPI.
- * Returns DART_OK; DART_ERR_OTHER if DART is not initialised or teardown
- * fails.
+ * Returns DART_OK; DART_ERR_OTHER if DART is not initialised, teardown
+ * fails or a team of the caller is broken (its members were found in
+ * different collectives; every broken team is logged). When
+ * DART_TEAM_ALL is broken, waits at most DART_EXIT_TIMEOUT seconds for
+ * every unit to reach dart_exit, then aborts the job.
  * Collective over all units. Thread safety: NTS.
  */
 dart_ret_t dart_exit() DART_NOTHROW;

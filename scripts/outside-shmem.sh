@@ -112,7 +112,10 @@ if [ -n "${src[bale]:-}" ]; then
       if [ "$built" = yes ] && [ -x "$bin/$app" ]; then
         log="$work/bale.$app.np$n.log"
         ok=no
-        (cd "$work" && clean_run "$log" "[Ee]rror|ERROR|Abort" oshrun -n "$n" "$bin/$app") && ok=yes
+        # permute_matrix holds its input, the first model's result (kept to
+        # check the others) and the next one's at once: 2*10^7 nonzeros
+        # each by default, over our default heap of 256 MiB at 2 PEs.
+        (cd "$work" && clean_run "$log" "[Ee]rror|ERROR|Abort" env SHMEM_SYMMETRIC_SIZE=1G oshrun -n "$n" "$bin/$app") && ok=yes
         row "bale $app" "$n" yes $ok "$(grep -c 'compares' "$log") models compared"
       else row "bale $app" "$n" no no "see bale.build.log"; fi
     done

@@ -52,3 +52,13 @@ unset(ENV{SHMEM_CXX})
 if(NOT last_output MATCHES "x.cpp")
   message(FATAL_ERROR "oshc++ ignored SHMEM_CXX: '${last_output}'")
 endif()
+# shmem4py's build takes its compiler from OSHCC; with the installed feature
+# list it must see every OpenSHMEM 1.5 routine family it asks about as ours.
+file(READ ${prefix}/share/dart/shmem4py.flags shmem4py_flags)
+separate_arguments(shmem4py_flags UNIX_COMMAND "${shmem4py_flags}")
+run(${prefix}/bin/oshcc -std=c11 ${shmem4py_flags} ${CONSUMER_SRC}/shmem4py_features.c -o ${WORK_DIR}/shmem4py_features)
+run(${WORK_DIR}/shmem4py_features)
+if(NOT last_output MATCHES "22 routines, 0 missing")
+  message(FATAL_ERROR "shmem4py feature check: '${last_output}'")
+endif()
+message(STATUS "${last_output}")

@@ -309,9 +309,7 @@ bool remote(const char* call, const void* addr, std::size_t bytes, int world, Re
     out->g.addr_or_offs.offset = off;
     // A node mate's globals are mapped here when they are shared
     // (globals.cpp); otherwise private memory, reached through MPI.
-    char* base = static_cast<std::size_t>(world) < st.glob_direct.size() ? st.glob_direct[static_cast<std::size_t>(world)]
-                                                                         : nullptr;
-    out->direct = world == st.me ? const_cast<char*>(a) : base ? base + off : nullptr;
+    out->direct = world == st.me ? const_cast<char*>(a) : heap_direct(addr, bytes, world);
     return true;
   }
   fail(call, SHMEMX_ERR_ADDRESS,

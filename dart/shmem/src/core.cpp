@@ -2,6 +2,7 @@
 #include "internal.hpp"
 #include "globals.hpp"
 #include "mpi_interop.hpp"
+#include "startup.hpp"
 
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_globals.h>
@@ -122,31 +123,6 @@ class Allocator {
   std::size_t in_use_ = 0;
 };
 Allocator g_heap;
-
-// SHMEM_SYMMETRIC_SIZE: bytes, with an optional K, M, G or T suffix
-// (powers of 1024), as the specification's environment variable.
-std::size_t heap_size_setting() {
-  constexpr std::size_t kDefault = std::size_t(256) << 20;
-  const char* s = std::getenv("SHMEM_SYMMETRIC_SIZE");
-  if (!s || !*s) return kDefault;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s, &end);
-  double scale = 1;
-  switch (end && *end ? *end : '\0') {
-    case 'k': case 'K': scale = 1024.0; ++end; break;
-    case 'm': case 'M': scale = 1024.0 * 1024; ++end; break;
-    case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
-    case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++end; break;
-    default: break;
-  }
-  if (errno || end == s || *end || v <= 0 || v * scale > 1e15) {
-    std::fprintf(stderr, "shmem: SHMEM_SYMMETRIC_SIZE=\"%s\" is not a size (bytes with K, M, G or T); using %zu\n",
-                 s, kDefault);
-    return kDefault;
-  }
-  return static_cast<std::size_t>(v * scale);
-}
 
 void init_world_team() {
   dart_shmem_team& w = dart_shmem_team_world_;
@@ -462,7 +438,15 @@ int shmem_init_thread(int requested, int* provided) {
   st.me = me.id;
   st.npes = static_cast<int>(n);
 
-  st.heap_bytes = heap_size_setting();
+  startup::Settings settings;
+  if (!startup::read_settings(&settings)) {
+    if (st.owns_dart) {
+      dart_exit();
+      mpi_interop::release();
+    }
+    return 1;
+  }
+  st.heap_bytes = settings.heap_bytes;
   // kHeapAlign more than the heap, for each PE's skew (below).
   ret = dart_team_memalloc_aligned(DART_TEAM_ALL, st.heap_bytes + kHeapAlign, DART_TYPE_BYTE, &st.heap);
   if (ret != DART_OK) {
@@ -529,6 +513,7 @@ int shmem_init_thread(int requested, int* provided) {
     std::atexit(finalize_at_exit);
   }
   if (provided) *provided = st.thread_level;
+  startup::report(settings);
   // Every PE's heap and globals are registered before any PE uses them.
   dart_barrier(DART_TEAM_ALL);
   return 0;

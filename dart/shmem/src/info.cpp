@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 namespace dshmem::info {
@@ -73,6 +72,8 @@ std::string mpi_library(bool all) {
   MPI_Get_library_version(text, &len);
   std::string s(text, static_cast<std::size_t>(len > 0 ? len : 0));
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  for (char& c : s)
+    if (c == '\t') c = ' ';  // MPICH separates its keys from their values by tabs
   if (!all) s = s.substr(0, s.find('\n'));
   return s;
 }

@@ -21,14 +21,14 @@ enum { K = 16 };
 static long failures;
 static int me = -1;
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      ++failures;                                         \
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      ++failures;                                            \
       fprintf(stderr, "FAIL PE %d line %d: ", me, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fputc('\n', stderr);                                \
-    }                                                     \
+      fprintf(stderr, __VA_ARGS__);                          \
+      fputc('\n', stderr);                                   \
+    }                                                        \
   } while (0)
 
 static long counter; /* symmetric: a global variable */

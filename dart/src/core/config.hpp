@@ -1,6 +1,8 @@
 // Runtime configuration: every environment variable the runtime reads,
 // parsed once by dart_init into one Config. The README lists the same
-// variables; keep both in step.
+// variables; keep both in step. The information command (oshmem_info)
+// lists them with their defaults from dart/shmem/src/info.cpp; test
+// info_lists_every_variable fails when a name read here is missing there.
 #pragma once
 
 #include <cstddef>

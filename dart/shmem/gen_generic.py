@@ -206,7 +206,26 @@ SYNC_C = ['#define shmem_sync(...) DART_SHMEM_CAT(dart_shmem_sync_, DART_SHMEM_N
           '#define dart_shmem_sync_4(PE_start, logPE_stride, PE_size, pSync) '
           'shmem_sync(PE_start, logPE_stride, PE_size, pSync)']
 SYNC_CXX = ['inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }']
+
+
+# shmem_signal_add/set (OpenSHMEM 1.6's C11 forms take a context first) and
+# Sandia's shmemx_ names for them: the form by the number of arguments.
+def signal_forms(pre):
+    c, cxx = [], []
+    for op in ['add', 'set']:
+        name, ctx = f'{pre}_signal_{op}', f'{pre}_ctx_signal_{op}'
+        c += [f'#define {name}(...) DART_SHMEM_CAT(dart_{name}_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)',
+              f'#define dart_{name}_3(sig_addr, signal, pe) {name}(sig_addr, signal, pe)',
+              f'#define dart_{name}_4(ctx, sig_addr, signal, pe) {ctx}(ctx, sig_addr, signal, pe)']
+        cxx.append(f'inline void {name}(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) '
+                   f'{{ {ctx}(ctx, sig_addr, signal, pe); }}')
+    return c, cxx
+
+
+SIG_C, SIG_CXX = signal_forms('shmem')
+SYNC_C += SIG_C
+SYNC_CXX += SIG_CXX
 write('shmem_generic.h', 'DART_SHMEM_GENERIC_H_',
       'The C11 type-generic interface of OpenSHMEM 1.6 (included by shmem.h).', G, (SYNC_C, SYNC_CXX))
 write('shmemx_generic.h', 'DART_SHMEMX_GENERIC_H_',
-      "The type-generic shmemx_ names (Sandia OpenSHMEM's; included by shmemx.h).", GX, ([], []))
+      "The type-generic shmemx_ names (Sandia OpenSHMEM's; included by shmemx.h).", GX, signal_forms('shmemx'))

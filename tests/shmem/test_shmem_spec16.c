@@ -53,6 +53,7 @@ static char notes[64];
 static long flag_ctx;
 static long data_ctx[8];
 static int empty_ivars[4];
+static uint64_t sigw;
 
 static void scans(int me, int n) {
   scan_all_types(SHMEM_TEAM_WORLD);
@@ -232,6 +233,9 @@ static void errata(int me, int n) {
   CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0 && t == SHMEM_TEAM_INVALID,
         "split of SHMEM_TEAM_INVALID");
   CHECK_ERR(SHMEMX_ERR_TEAM, "split of SHMEM_TEAM_INVALID");
+  /* team_get_config with a mask of 0 does nothing, config may be NULL. */
+  CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) == 0, "get_config, mask 0, NULL config");
+  CHECK_ERR(SHMEMX_SUCCESS, "get_config with mask 0");
   /* Fence orders the puts of its own context: data, fence, flag on a
    * created context; the target sees the data once it sees the flag. */
   shmem_ctx_t ctx;
@@ -278,6 +282,14 @@ int main(void) {
         minor);
   shmem_query_initialized(&initialized);
   CHECK(initialized == 1, "query_initialized after init");
+  /* The C11 forms of shmem_signal_add/set (a context first) and Sandia's
+   * shmemx_ forms, on the caller's own word. */
+  shmem_signal_set(SHMEM_CTX_DEFAULT, &sigw, 5, me);
+  shmem_signal_add(&sigw, 2, me);
+  shmemx_signal_add(SHMEM_CTX_DEFAULT, &sigw, 3, me);
+  shmem_quiet();
+  CHECK(shmem_signal_fetch(&sigw) == 10, "signal set 5, add 2, add 3: %llu",
+        (unsigned long long)shmem_signal_fetch(&sigw));
   scans(me, n);
   blocks(me, n);
   sessions(me, n);

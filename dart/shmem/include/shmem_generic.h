@@ -160,6 +160,12 @@
 #define shmem_sync(...) DART_SHMEM_CAT(dart_shmem_sync_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define dart_shmem_sync_1(team) shmem_team_sync(team)
 #define dart_shmem_sync_4(PE_start, logPE_stride, PE_size, pSync) shmem_sync(PE_start, logPE_stride, PE_size, pSync)
+#define shmem_signal_add(...) DART_SHMEM_CAT(dart_shmem_signal_add_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define dart_shmem_signal_add_3(sig_addr, signal, pe) shmem_signal_add(sig_addr, signal, pe)
+#define dart_shmem_signal_add_4(ctx, sig_addr, signal, pe) shmem_ctx_signal_add(ctx, sig_addr, signal, pe)
+#define shmem_signal_set(...) DART_SHMEM_CAT(dart_shmem_signal_set_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define dart_shmem_signal_set_3(sig_addr, signal, pe) shmem_signal_set(sig_addr, signal, pe)
+#define dart_shmem_signal_set_4(ctx, sig_addr, signal, pe) shmem_ctx_signal_set(ctx, sig_addr, signal, pe)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -1097,6 +1103,8 @@ inline size_t shmem_test_some_vector(unsigned int* ivars, size_t nelems, size_t*
 inline size_t shmem_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) { return shmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) { return shmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+inline void shmem_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_add(ctx, sig_addr, signal, pe); }
+inline void shmem_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_set(ctx, sig_addr, signal, pe); }
 #endif /* __cplusplus */
 
 #endif /* DART_SHMEM_GENERIC_H_ */

@@ -27,6 +27,12 @@
 #define shmemx_ibget_dart_8(ctx, dest, source, dst, sst, bsize, nblocks, pe) _Generic(*(dest), float: shmemx_ctx_float_ibget, double: shmemx_ctx_double_ibget, long double: shmemx_ctx_longdouble_ibget, char: shmemx_ctx_char_ibget, signed char: shmemx_ctx_schar_ibget, short: shmemx_ctx_short_ibget, int: shmemx_ctx_int_ibget, long: shmemx_ctx_long_ibget, long long: shmemx_ctx_longlong_ibget, unsigned char: shmemx_ctx_uchar_ibget, unsigned short: shmemx_ctx_ushort_ibget, unsigned int: shmemx_ctx_uint_ibget, unsigned long: shmemx_ctx_ulong_ibget, unsigned long long: shmemx_ctx_ulonglong_ibget)(ctx, dest, source, dst, sst, bsize, nblocks, pe)
 #define shmemx_sum_inscan(team, dest, source, nelems) _Generic(*(dest), char: shmemx_char_sum_inscan, signed char: shmemx_schar_sum_inscan, short: shmemx_short_sum_inscan, int: shmemx_int_sum_inscan, long: shmemx_long_sum_inscan, long long: shmemx_longlong_sum_inscan, unsigned char: shmemx_uchar_sum_inscan, unsigned short: shmemx_ushort_sum_inscan, unsigned int: shmemx_uint_sum_inscan, unsigned long: shmemx_ulong_sum_inscan, unsigned long long: shmemx_ulonglong_sum_inscan, float: shmemx_float_sum_inscan, double: shmemx_double_sum_inscan, long double: shmemx_longdouble_sum_inscan, DART_SHMEM_COMPLEXD: shmemx_complexd_sum_inscan, DART_SHMEM_COMPLEXF: shmemx_complexf_sum_inscan)(team, dest, source, nelems)
 #define shmemx_sum_exscan(team, dest, source, nelems) _Generic(*(dest), char: shmemx_char_sum_exscan, signed char: shmemx_schar_sum_exscan, short: shmemx_short_sum_exscan, int: shmemx_int_sum_exscan, long: shmemx_long_sum_exscan, long long: shmemx_longlong_sum_exscan, unsigned char: shmemx_uchar_sum_exscan, unsigned short: shmemx_ushort_sum_exscan, unsigned int: shmemx_uint_sum_exscan, unsigned long: shmemx_ulong_sum_exscan, unsigned long long: shmemx_ulonglong_sum_exscan, float: shmemx_float_sum_exscan, double: shmemx_double_sum_exscan, long double: shmemx_longdouble_sum_exscan, DART_SHMEM_COMPLEXD: shmemx_complexd_sum_exscan, DART_SHMEM_COMPLEXF: shmemx_complexf_sum_exscan)(team, dest, source, nelems)
+#define shmemx_signal_add(...) DART_SHMEM_CAT(dart_shmemx_signal_add_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define dart_shmemx_signal_add_3(sig_addr, signal, pe) shmemx_signal_add(sig_addr, signal, pe)
+#define dart_shmemx_signal_add_4(ctx, sig_addr, signal, pe) shmemx_ctx_signal_add(ctx, sig_addr, signal, pe)
+#define shmemx_signal_set(...) DART_SHMEM_CAT(dart_shmemx_signal_set_, DART_SHMEM_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define dart_shmemx_signal_set_3(sig_addr, signal, pe) shmemx_signal_set(sig_addr, signal, pe)
+#define dart_shmemx_signal_set_4(ctx, sig_addr, signal, pe) shmemx_ctx_signal_set(ctx, sig_addr, signal, pe)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -118,6 +124,8 @@ inline int shmemx_sum_exscan(shmem_team_t team, double* dest, const double* sour
 inline int shmemx_sum_exscan(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmemx_longdouble_sum_exscan(team, dest, source, nelems); }
 inline int shmemx_sum_exscan(shmem_team_t team, DART_SHMEM_COMPLEXD* dest, const DART_SHMEM_COMPLEXD* source, size_t nelems) { return shmemx_complexd_sum_exscan(team, dest, source, nelems); }
 inline int shmemx_sum_exscan(shmem_team_t team, DART_SHMEM_COMPLEXF* dest, const DART_SHMEM_COMPLEXF* source, size_t nelems) { return shmemx_complexf_sum_exscan(team, dest, source, nelems); }
+inline void shmemx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) { shmemx_ctx_signal_add(ctx, sig_addr, signal, pe); }
+inline void shmemx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe) { shmemx_ctx_signal_set(ctx, sig_addr, signal, pe); }
 #endif /* __cplusplus */
 
 #endif /* DART_SHMEMX_GENERIC_H_ */

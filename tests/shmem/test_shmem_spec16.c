@@ -4,10 +4,13 @@
  * typed, C11 generic and Sandia's shmemx_ names), shmem_ibput/ibget (typed,
  * sized, context and generic forms, gaps left alone), sessions, and the
  * errata (allocation on the world team, split_strided's strides and
- * wrap-around, fence per context, an empty test_all, const vector compare
- * values), each with its bad input. Counted initialisation and restarting
- * are test_shmem_reinit.c's; signals, pe_quiet and team_ptr are tested with
- * the routines they extend (test_shmem_rma.c, test_shmem_sync.c).
+ * wrap-around, a team in reverse order through RMA and every collective,
+ * fence per context, an empty test_all, const vector compare values,
+ * team_get_config with mask 0), each with its bad input, and the C11 forms
+ * of shmem_signal_add/set. Counted initialisation and restarting are
+ * test_shmem_reinit.c's; signal add/set, pe_quiet and team_ptr themselves
+ * are tested with the routines they extend (test_shmem_sync.c,
+ * test_shmem_setup.c).
  */
 #include "shmem_check.h"
 
@@ -201,6 +204,45 @@ static void sessions(int me, int n) {
   CHECK_ERR(SHMEMX_ERR_CTX, "stopping a session on a destroyed context");
 }
 
+static long rev_src[16], rev_dst[16];
+
+/* A negative stride: the world in reverse order. Team PE k is world PE
+ * n-1-k, in RMA on the team's context and in every collective's order. */
+static void reversed(int me, int n) {
+  shmem_team_t rev = SHMEM_TEAM_INVALID;
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &rev) == 0, "reverse split");
+  if (rev == SHMEM_TEAM_INVALID) return;
+  const int tme = shmem_team_my_pe(rev);
+  CHECK(tme == n - 1 - me && shmem_team_n_pes(rev) == n, "reversed team: PE %d", tme);
+  CHECK(shmem_team_translate_pe(rev, 0, SHMEM_TEAM_WORLD) == n - 1, "team PE 0 is the last world PE");
+  scan_all_types(rev);
+  rev_src[0] = me;
+  CHECK(shmem_long_fcollect(rev, rev_dst, rev_src, 1) == 0, "fcollect");
+  for (int k = 0; k < n; ++k) CHECK(rev_dst[k] == n - 1 - k, "fcollect block %d: %ld", k, rev_dst[k]);
+  CHECK(shmem_long_broadcast(rev, rev_dst, rev_src, 1, 0) == 0 && rev_dst[0] == n - 1, "broadcast from team PE 0");
+  for (int j = 0; j < n; ++j) rev_src[j] = 100L * me + j;
+  CHECK(shmem_long_alltoall(rev, rev_dst, rev_src, 1) == 0, "alltoall");
+  for (int j = 0; j < n; ++j)
+    CHECK(rev_dst[j] == 100L * (n - 1 - j) + tme, "alltoall block %d: %ld", j, rev_dst[j]);
+  for (int j = 0; j <= tme; ++j) rev_src[j] = me;
+  CHECK(shmem_long_collect(rev, rev_dst, rev_src, (size_t)tme + 1) == 0, "collect");
+  int at = 0;
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j <= k; ++j, ++at)
+      CHECK(rev_dst[at] == n - 1 - k, "collect element %d: %ld", at, rev_dst[at]);
+  shmem_ctx_t ctx;
+  CHECK(shmem_team_create_ctx(rev, 0, &ctx) == 0, "context of the reversed team");
+  memset(rev_dst, 0, sizeof rev_dst);
+  shmem_team_sync(rev);
+  shmem_ctx_long_p(ctx, &rev_dst[tme], me, 0);
+  shmem_ctx_quiet(ctx);
+  shmem_team_sync(rev);
+  if (me == n - 1)
+    for (int k = 0; k < n; ++k) CHECK(rev_dst[k] == n - 1 - k, "put to team PE 0 from team PE %d", k);
+  shmem_ctx_destroy(ctx);
+  shmem_team_destroy(rev);
+}
+
 static void errata(int me, int n) {
   /* Allocation is collective on the world team: every PE gets the same
    * offset, and a PE with a different size makes it fail on every PE. */
@@ -227,8 +269,8 @@ static void errata(int me, int n) {
     CHECK_ERR(SHMEMX_ERR_ARG, "stride 0 with size 2");
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, 1, 2, NULL, 0, &t) != 0, "wrap-around");
     CHECK_ERR(SHMEMX_ERR_ARG, "a wrap-around triplet");
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, 2, NULL, 0, &t) != 0, "negative stride");
-    CHECK_ERR(SHMEMX_ERR_ARG, "a negative stride");
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, -1, 2, NULL, 0, &t) != 0, "negative stride below 0");
+    CHECK_ERR(SHMEMX_ERR_ARG, "a negative stride that wraps around");
   }
   CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0 && t == SHMEM_TEAM_INVALID,
         "split of SHMEM_TEAM_INVALID");
@@ -294,5 +336,6 @@ int main(void) {
   blocks(me, n);
   sessions(me, n);
   errata(me, n);
+  reversed(me, n);
   return check_finish("test_shmem_spec16");
 }

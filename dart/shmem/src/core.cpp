@@ -156,20 +156,31 @@ void init_world_team() {
   w.world.resize(static_cast<std::size_t>(st.npes));
   w.of_world.resize(static_cast<std::size_t>(st.npes));
   for (int p = 0; p < st.npes; ++p) w.world[static_cast<std::size_t>(p)] = w.of_world[static_cast<std::size_t>(p)] = p;
+  w.dart_unit = w.world;
+  w.permuted = false;
   w.predefined = true;
   w.magic = kTeamMagic;
 }
 
 // Fills `t` for the DART team `dart` whose members are `members` (world
-// PEs, ascending: DART numbers a team's units by ascending global id).
+// PEs in the team's order). DART numbers a team's units by ascending
+// global id, so a member's DART unit is its rank among the sorted members.
 void fill_team(dart_shmem_team& t, dart_team_t dart, const std::vector<int>& members) {
   t.dart = dart;
   t.world = members;
   t.n_pes = static_cast<int>(members.size());
   t.of_world.assign(static_cast<std::size_t>(st.npes), -1);
+  std::vector<int> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  t.dart_unit.assign(members.size(), 0);
+  t.permuted = false;
   for (int k = 0; k < t.n_pes; ++k) {
-    t.of_world[static_cast<std::size_t>(members[static_cast<std::size_t>(k)])] = k;
-    if (members[static_cast<std::size_t>(k)] == st.me) t.my_pe = k;
+    const int w = members[static_cast<std::size_t>(k)];
+    t.of_world[static_cast<std::size_t>(w)] = k;
+    if (w == st.me) t.my_pe = k;
+    const int u = static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), w) - sorted.begin());
+    t.dart_unit[static_cast<std::size_t>(k)] = u;
+    if (u != k) t.permuted = true;
   }
   t.magic = kTeamMagic;
 }
@@ -814,10 +825,9 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
       return -1;
     }
   // OpenSHMEM 1.6's errata: stride 0 names one PE (size must be 1); a
-  // triplet that wraps around the parent's PEs is invalid. A negative
-  // stride asks for the new team's PEs in reverse parent order, which a
-  // DART team (numbered by ascending world PE) cannot give: refused, with
-  // the reason, on every member alike.
+  // triplet that wraps around the parent's PEs is invalid; a negative
+  // stride makes a team in reverse parent order (fill_team maps its PEs
+  // onto the DART team's ascending units).
   const long long last = static_cast<long long>(start) + static_cast<long long>(size - 1) * stride;
   const auto triplet = "start " + std::to_string(start) + ", stride " + std::to_string(stride) + ", size " +
                        std::to_string(size);
@@ -829,10 +839,6 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   }
   if (stride == 0 && size > 1) {
     fail(call, SHMEMX_ERR_ARG, triplet + ": a stride of 0 names one PE, so size must be 1");
-    return -1;
-  }
-  if (stride < 0 && size > 1) {
-    fail(call, SHMEMX_ERR_ARG, triplet + ": negative strides (a team in reverse order) are not supported");
     return -1;
   }
   std::vector<int> members;

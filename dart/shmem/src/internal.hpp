@@ -32,6 +32,12 @@ struct dart_shmem_team {
   int n_pes = 0;
   std::vector<int> world;    // team PE -> world PE
   std::vector<int> of_world; // world PE -> team PE, -1 for non-members
+  // Team PE -> unit of the DART team. DART numbers a team's units by
+  // ascending world PE; a team in another order (a negative stride of
+  // shmem_team_split_strided, or a team split from such a team) is
+  // `permuted`, and its collectives reorder blocks (coll.cpp, scan.cpp).
+  std::vector<int> dart_unit;
+  bool permuted = false;
   shmem_team_config_t config{};
   long config_mask = 0;
   bool predefined = false;

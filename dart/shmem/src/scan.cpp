@@ -50,12 +50,13 @@ int scan(const char* call, shmem_team_t team, T* dest, const T* source, std::siz
     dart_failed(call, ret);
     return -1;
   }
-  // Team PE k's block is DART unit k's: a team's PEs are numbered as its
-  // DART units, by ascending world PE (core.cpp, fill_team).
+  // Team PE k's block is its DART unit's (team->dart_unit: they differ in
+  // a team split with a negative stride).
   const std::size_t upto = inclusive ? me + 1 : me;
   for (std::size_t i = 0; i < nelems; ++i) {
     T acc = T();
-    for (std::size_t k = 0; k < upto; ++k) acc = static_cast<T>(acc + all[k * nelems + i]);
+    for (std::size_t k = 0; k < upto; ++k)
+      acc = static_cast<T>(acc + all[static_cast<std::size_t>(team->dart_unit[k]) * nelems + i]);
     dest[i] = acc;
   }
   return 0;

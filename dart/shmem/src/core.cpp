@@ -158,6 +158,7 @@ void init_world_team() {
   for (int p = 0; p < st.npes; ++p) w.world[static_cast<std::size_t>(p)] = w.of_world[static_cast<std::size_t>(p)] = p;
   w.dart_unit = w.world;
   w.permuted = false;
+  w.contexts.store(0);  // a restart starts with no contexts
   w.predefined = true;
   w.magic = kTeamMagic;
 }

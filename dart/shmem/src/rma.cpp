@@ -190,9 +190,9 @@ void blocked(const char* call, shmem_ctx_t ctx, bool put, void* dest, const void
   const auto rstride = static_cast<std::size_t>(put ? dst : sst);
   const auto lstride = static_cast<std::size_t>(put ? sst : dst);
   std::size_t block, reach, span;
-  if (!bytes_of(call, bsize, size, &block) || __builtin_mul_overflow(nblocks - 1, rstride, &reach) ||
-      __builtin_add_overflow(reach, bsize, &reach) || !bytes_of(call, reach, size, &span))
+  if (__builtin_mul_overflow(nblocks - 1, rstride, &reach) || __builtin_add_overflow(reach, bsize, &reach))
     return fail(call, SHMEMX_ERR_ARG, std::to_string(nblocks) + " blocks overflow the address space");
+  if (!bytes_of(call, bsize, size, &block) || !bytes_of(call, reach, size, &span)) return;
   Remote r;
   if (!remote(call, put ? dest : src, span, w, &r)) return;
   char* local = static_cast<char*>(put ? const_cast<void*>(src) : dest);

@@ -207,7 +207,7 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
 void shmem_info_get_version(int* major, int* minor);
 void shmem_info_get_name(char* name);
 
-/* Deprecated names that 1.5 still lists. */
+/* Deprecated names that 1.6 still lists. */
 void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
@@ -408,7 +408,7 @@ DART_SHMEM_EXT_AMO_TYPES(DART_SHMEM_DECL_EXT_AMO)
   DART_SHMEM_DECL_BITWISE_AMO_OP(T, N, or) DART_SHMEM_DECL_BITWISE_AMO_OP(T, N, xor)
 DART_SHMEM_BITWISE_AMO_TYPES(DART_SHMEM_DECL_BITWISE_AMO)
 
-/* Deprecated atomic names (OpenSHMEM 1.3), still in 1.5. */
+/* Deprecated atomic names (OpenSHMEM 1.3), still in 1.6. */
 #define DART_SHMEM_DEPRECATED_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
 #define DART_SHMEM_DECL_DEPRECATED_AMO(T, N)                                                                 \
   T shmem_##N##_finc(T* dest, int pe);                                                                      \

@@ -15,11 +15,12 @@
 #include <stdlib.h>
 
 /* X(routine): the routines this tool counts, in the order it writes them. */
-#define COUNTED(X)                                                                                          \
-  X(shmem_init) X(shmem_init_thread) X(shmem_my_pe) X(shmem_n_pes) X(shmem_malloc) X(shmem_free)            \
-  X(shmem_realloc) X(shmem_long_put) X(shmem_long_get) X(shmem_long_p) X(shmem_long_atomic_fetch_add)       \
-  X(shmem_barrier_all) X(shmem_quiet) X(shmem_ctx_pe_quiet) X(shmem_pe_quiet) X(shmem_long_broadcast)       \
-  X(shmem_long_wait_until) X(shmem_pcontrol) X(shmem_finalize)
+#define COUNTED(X)                                                                                                    \
+  X(shmem_init)                                                                                                       \
+  X(shmem_init_thread) X(shmem_my_pe) X(shmem_n_pes) X(shmem_malloc) X(shmem_free) X(shmem_realloc) X(shmem_long_put) \
+      X(shmem_long_get) X(shmem_long_p) X(shmem_long_atomic_fetch_add) X(shmem_barrier_all) X(shmem_quiet)            \
+          X(shmem_ctx_pe_quiet) X(shmem_pe_quiet) X(shmem_long_broadcast) X(shmem_long_wait_until) X(shmem_pcontrol)  \
+              X(shmem_finalize)
 
 #define COUNTER(name) static long count_##name;
 COUNTED(COUNTER)

@@ -63,7 +63,8 @@ int main(void) {
   for (int i = 0; i < K; ++i) CHECK(a[i] == left * 1000 + i, "a[%d] = %ld after the put from PE %d", i, a[i], left);
 
   shmem_long_get(dst, a, K, right);
-  for (int i = 0; i < K; ++i) CHECK(dst[i] == me * 1000 + i, "dst[%d] = %ld after the get from PE %d", i, dst[i], right);
+  for (int i = 0; i < K; ++i)
+    CHECK(dst[i] == me * 1000 + i, "dst[%d] = %ld after the get from PE %d", i, dst[i], right);
 
   const long before = shmem_long_atomic_fetch_add(&counter, 1, 0);
   CHECK(before >= 0 && before < n, "fetch-add returned %ld", before);

@@ -11,18 +11,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace dshmem::info {
 
 namespace {
 
+static_assert(kDefaultHeapBytes == std::size_t(256) << 20, "kDefaultHeapText must say the new default");
+
 // Every variable the runtime reads, in the order of the manual
 // (docs/openshmem/profiling-and-tools.md and README): the OpenSHMEM
 // layer's, then DART's. The defaults are those of dart/shmem/src and
 // dart/src/core/config.hpp.
 const Variable kVariables[] = {
-    {"SHMEM_SYMMETRIC_SIZE", "256M",
+    {"SHMEM_SYMMETRIC_SIZE", kDefaultHeapText,
      "bytes of each PE's symmetric heap: a number, with an optional fraction and K, M, G or T suffix", false},
     {"SHMEM_SHARE_GLOBALS", "1", "0 keeps global and static variables private: node mates reach them through MPI",
      false},
@@ -39,8 +42,7 @@ const Variable kVariables[] = {
     {"DART_COLLECTIVE_CHECKS", "1", "0: collectives skip the agreement on their arguments", false},
     {"DART_COLLECTIVE_TIMEOUT", "300", "seconds a unit waits in a collective on one node before it logs", false},
     {"DART_COLLECTIVE_TIMEOUT_ACTION", "warn", "warn or abort after DART_COLLECTIVE_TIMEOUT", false},
-    {"DART_COLLECTIVE_HIERARCHY", "auto", "auto, on or off: collectives across nodes through the node leaders",
-     false},
+    {"DART_COLLECTIVE_HIERARCHY", "auto", "auto, on or off: collectives across nodes through the node leaders", false},
     {"DART_COLLECTIVE_SINGLE_COPY", "1", "0: large collectives on one node always copy through shared slots", false},
     {"DART_EXIT_TIMEOUT", "10", "seconds dart_exit waits for every unit once the world team is broken", false},
     {"DART_MPI_DEFAULTS", "1", "0: leave the MPI's settings and workarounds as they are", false},
@@ -116,7 +118,8 @@ std::string report(bool all, bool parsable) {
       {"build:type", "Build type", DART_SHMEM_BUILD_TYPE},
       {"build:sanitizer", "Sanitizer", DART_SHMEM_BUILD_SANITIZER},
       {"build:shared_memory", "Shared memory", "on by default (DART_SHARED_MEMORY=0 turns it off)"},
-      {"build:symmetric_heap", "Symmetric heap", "256M per PE by default (SHMEM_SYMMETRIC_SIZE)"},
+      {"build:symmetric_heap", "Symmetric heap",
+       std::string(kDefaultHeapText) + " per PE by default (SHMEM_SYMMETRIC_SIZE)"},
       {"build:profiling", "Profiling interface", "pshmem.h, a pshmem_ entry point for every routine"},
   };
   std::string out;
@@ -167,13 +170,12 @@ bool parse_size(const char* text, std::size_t* out) {
   if (digits == 0) return false;
   errno = 0;
   const double v = std::strtod(std::string(text, static_cast<std::size_t>(p - text)).c_str(), nullptr);
+  // K, M, G, T: 2^10, 2^20, 2^30, 2^40.
+  static constexpr char kSuffixes[] = "KMGT";
   double scale = 1;
-  switch (std::toupper(static_cast<unsigned char>(*p))) {
-    case 'K': scale = 1024.0; ++p; break;
-    case 'M': scale = 1024.0 * 1024; ++p; break;
-    case 'G': scale = 1024.0 * 1024 * 1024; ++p; break;
-    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++p; break;
-    default: break;
+  if (const char* at = *p ? std::strchr(kSuffixes, std::toupper(static_cast<unsigned char>(*p))) : nullptr) {
+    scale = std::ldexp(1.0, 10 * static_cast<int>(at - kSuffixes + 1));
+    ++p;
   }
   if (scale > 1 && (*p == 'B' || *p == 'b')) ++p;
   const double bytes = std::floor(v * scale);

@@ -32,6 +32,10 @@ struct Variable {
 // "section:key:value" lines instead of the aligned text.
 [[nodiscard]] std::string report(bool all, bool parsable);
 
+// SHMEM_SYMMETRIC_SIZE's default, and as the report and the manual print it.
+constexpr std::size_t kDefaultHeapBytes = std::size_t(256) << 20;
+constexpr const char* kDefaultHeapText = "256M";
+
 // SHMEM_SYMMETRIC_SIZE's forms: bytes, optionally with a fraction and one
 // of the suffixes K, M, G, T (powers of 1024, either case), optionally
 // followed by B: "1048576", "512M", "1.5G", "2gb". False for anything else,

@@ -45,8 +45,7 @@ void debug(const std::string& line) {
 
 // One line for a refused value; false.
 bool refuse(const char* name, const char* value, const char* forms) {
-  std::fprintf(stderr, "shmem: PE %d: shmem_init: %s=\"%s\" is not accepted: expected %s\n", st.me, name, value,
-               forms);
+  std::fprintf(stderr, "shmem: PE %d: shmem_init: %s=\"%s\" is not accepted: expected %s\n", st.me, name, value, forms);
   std::fflush(stderr);
   return false;
 }
@@ -93,8 +92,10 @@ void report(const Settings& s) {
   const char* size = std::getenv("SHMEM_SYMMETRIC_SIZE");
   debug(std::to_string(st.npes) + " PEs, thread level " + level_name(st.thread_level) + "; DART " +
         (st.owns_dart ? "started by shmem_init" : "started by the program"));
-  debug("symmetric heap " + std::to_string(st.heap_bytes) + " bytes at " + hex(st.heap_base) + " (" +
-        (size && *size ? std::string("SHMEM_SYMMETRIC_SIZE=") + size : std::string("default 256M")) + ")");
+  debug(
+      "symmetric heap " + std::to_string(st.heap_bytes) + " bytes at " + hex(st.heap_base) + " (" +
+      (size && *size ? std::string("SHMEM_SYMMETRIC_SIZE=") + size : std::string("default ") + info::kDefaultHeapText) +
+      ")");
   const char* shm = std::getenv("DART_SHARED_MEMORY");
   debug(std::string("load/store (shared memory) reaches PEs ") + pe_list(st.direct) + ", MPI RMA the others (" +
         (shm && *shm ? std::string("DART_SHARED_MEMORY=") + shm : std::string("DART_SHARED_MEMORY default 1")) +
@@ -102,8 +103,7 @@ void report(const Settings& s) {
   if (st.have_globals)
     debug("global variables " + std::to_string(st.glob_bytes) + " bytes at " + hex(st.glob_base) +
           ", mapped from PEs " + pe_list(st.glob_direct) + " (SHMEM_SHARE_GLOBALS)");
-  else
-    debug("global variables not symmetric (none, or not registered)");
+  else debug("global variables not symmetric (none, or not registered)");
   debug("SHMEM_TEAM_SHARED: " + std::to_string(shmem_team_n_pes(SHMEM_TEAM_SHARED)) + " PEs, this PE is " +
         std::to_string(shmem_team_my_pe(SHMEM_TEAM_SHARED)) + " of it");
   std::fflush(stderr);

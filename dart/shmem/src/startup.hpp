@@ -2,15 +2,17 @@
 // SHMEM_INFO, SHMEM_DEBUG) and the reports those ask for.
 #pragma once
 
+#include "info.hpp"
+
 #include <cstddef>
 
 namespace dshmem::startup {
 
 struct Settings {
-  std::size_t heap_bytes = std::size_t(256) << 20;  // SHMEM_SYMMETRIC_SIZE
-  bool version = false;                             // SHMEM_VERSION
-  bool info = false;                                // SHMEM_INFO
-  bool debug = false;                               // SHMEM_DEBUG
+  std::size_t heap_bytes = info::kDefaultHeapBytes;  // SHMEM_SYMMETRIC_SIZE
+  bool version = false;                              // SHMEM_VERSION
+  bool info = false;                                 // SHMEM_INFO
+  bool debug = false;                                // SHMEM_DEBUG
 };
 
 // Reads the variables once DART runs (st.me and st.npes are set).

@@ -1,11 +1,12 @@
 /*
  * Built by the installed oshcc (and, as C++, oshc++) against the installed
  * pshmem.h: a program that calls the name-shifted entry points directly,
- * as a profiling library forwards to them. shmem.h comes first, so that in
- * C++ its overloads (shmem_sync) are there when pshmem.h declares.
+ * as a profiling library forwards to them. Both headers, as a tool
+ * includes them; in C++ pshmem.h declares after shmem.h's overloads of
+ * routine names (shmem_sync, shmem_signal_add) whichever comes first.
  */
-#include <shmem.h>
 #include <pshmem.h>
+#include <shmem.h>
 
 #include <stdio.h>
 

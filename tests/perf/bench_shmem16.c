@@ -34,8 +34,11 @@
  * Timing: clock_gettime(CLOCK_MONOTONIC) around a batch of operations; a
  * row runs --rounds rounds of one batch of the new routine and one of its
  * baseline, the order alternating from round to round, and prints the
- * median per operation of each. Batches are --iterations operations up to
- * 4 KiB, fewer in proportion above (every size costs about the same).
+ * median per operation of each. A batch of the other rows is --iterations
+ * operations up to 4 KiB, fewer in proportion above; of the block rows
+ * 4 * --iterations / (b + nb) (at least 10), since an operation there is
+ * up to b + nb transfers: every row then costs about the same, and a run
+ * across hosts stays within minutes.
  *
  * Names: with OpenSHMEM 1.6 (SHMEM_MINOR_VERSION >= 6) the standard names.
  * With an older header and Sandia OpenSHMEM's extensions (its shmemx.h,
@@ -274,6 +277,11 @@ static int count_for(size_t bytes) {
   return bytes <= 4096 ? iterations : (int)(iterations * 4096.0 / (double)bytes) + 10;
 }
 
+static int count_for_blocks(size_t b, size_t nb) {
+  const int n = (int)(4.0 * iterations / (double)(b + nb));
+  return n > 10 ? n : 10;
+}
+
 /* ---- data checks ------------------------------------------------------- */
 
 static long pattern(size_t i, int round) { return (long)(i * 2654435761u) + round; }
@@ -373,13 +381,13 @@ int main(int argc, char** argv) {
       char name[64];
       check_blocks(round += 2);
       snprintf(name, sizeof name, "ibput_vs_iput.b%zu", cur_b);
-      row(name, bytes, ibput_new, ibput_iput, count_for(bytes), 0);
+      row(name, bytes, ibput_new, ibput_iput, count_for_blocks(cur_b, cur_nb), 0);
       snprintf(name, sizeof name, "ibput_vs_putmem.b%zu", cur_b);
-      row(name, bytes, ibput_new, ibput_putmem, count_for(bytes), 0);
+      row(name, bytes, ibput_new, ibput_putmem, count_for_blocks(cur_b, cur_nb), 0);
       snprintf(name, sizeof name, "ibget_vs_iget.b%zu", cur_b);
-      row(name, bytes, ibget_new, ibget_iget, count_for(bytes), 0);
+      row(name, bytes, ibget_new, ibget_iget, count_for_blocks(cur_b, cur_nb), 0);
       snprintf(name, sizeof name, "ibget_vs_getmem.b%zu", cur_b);
-      row(name, bytes, ibget_new, ibget_getmem, count_for(bytes), 0);
+      row(name, bytes, ibget_new, ibget_getmem, count_for_blocks(cur_b, cur_nb), 0);
     }
 
   row("signal_add_vs_fetch_add", 8, sig_add_new, fadd_base, iterations, 0);

@@ -214,13 +214,13 @@ static void add_base(int count) {
 #if BENCH16_HAVE_PE_QUIET
 static void put_quiet(int count) {
   for (int i = 0; i < count; ++i) {
-    shmem_putmem(sym_small, &sent_sig, sizeof(long), partner);
+    shmem_putmem(sym_small, &sent_sig, sizeof sent_sig, partner);
     shmem_quiet();
   }
 }
 static void put_pe_quiet(int count) {
   for (int i = 0; i < count; ++i) {
-    shmem_putmem(sym_small, &sent_sig, sizeof(long), partner);
+    shmem_putmem(sym_small, &sent_sig, sizeof sent_sig, partner);
     shmem_pe_quiet(&partner, 1);
   }
 }
@@ -392,8 +392,9 @@ int main(int argc, char** argv) {
 
   row("signal_add_vs_fetch_add", 8, sig_add_new, fadd_base, iterations, 0);
   row("signal_add_vs_add", 8, sig_add_new, add_base, iterations, 0);
-  /* Every add has completed (shmem_quiet after each); the partner sees the
-   * totals PE 0 counted once the barrier has passed. */
+  /* Every add has completed (a shmem_quiet after each, or blocking): PE 0
+   * sends the partner the numbers of adds it made, to compare with its
+   * words. */
   shmem_barrier_all();
   if (me == 0) {
     uint64_t totals[3] = {sent_sig, sent_add, next_fadd};

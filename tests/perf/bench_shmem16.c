@@ -273,9 +273,11 @@ static void row(const char* name, size_t bytes, op_fn fresh, op_fn base, int cou
   }
 }
 
+#if BENCH16_HAVE_SCAN
 static int count_for(size_t bytes) {
   return bytes <= 4096 ? iterations : (int)(iterations * 4096.0 / (double)bytes) + 10;
 }
+#endif
 
 static int count_for_blocks(size_t b, size_t nb) {
   const int n = (int)(4.0 * iterations / (double)(b + nb));

@@ -64,6 +64,12 @@ def main():
         for s in exported(lib):
             if s.startswith(fam.PREFIXES):
                 symbols.setdefault(s, pathlib.Path(lib).name)
+    # The PMIx names are macros of the shim's headers for its exported
+    # functions (#define PMIx_server_init pmixshim_server_init): a user
+    # looks them up, so each needs a page as a symbol does.
+    for h in sorted((src.parent / "pmix_shim" / "include").glob("*.h")):
+        for name in re.findall(r"^#define (PMIx_\w+) pmixshim_\w+", h.read_text(), re.M):
+            symbols.setdefault(name, h.name)
     for page, section, _summary, names, _patterns in fam.FAMILIES:
         if not (man / f"man{section}" / f"{page}.{section}").exists():
             problems.append(f"man{section}/{page}.{section} was not built: write docs/man/man{section}/{page}.md")
@@ -77,7 +83,7 @@ def main():
             problems.append(str(e))
             continue
         if where is None:
-            problems.append(f"{s} (exported by {lib}) has no man page: add it to the names (or a pattern) of "
+            problems.append(f"{s} (from {lib}) has no man page: add it to the names (or a pattern) of "
                             f"its family in docs/man/families.py, or add a family there and write its page "
                             f"docs/man/man3/<page>.md")
             continue

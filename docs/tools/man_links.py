@@ -58,6 +58,11 @@ def main():
     sys.path.insert(0, str(src / "man"))
     import families as fam
 
+    # Links of an earlier run go first, so a name that left the libraries
+    # or its family leaves no page behind.
+    for old in man.glob("man*/*"):
+        if old.is_file() and old.read_text(errors="replace").startswith(".so "):
+            old.unlink()
     problems, linked = [], 0
     symbols = {}
     for lib in libs:

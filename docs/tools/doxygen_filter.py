@@ -69,6 +69,12 @@ def main():
         j = end + 1
         while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith("/*"):
             j += 1
+        if j == end + 1:
+            # A comment with a blank line below it heads a section of the
+            # header or explains the file; it documents no declaration, and
+            # as a documentation comment Doxygen would glue it to the next.
+            i = end + 1
+            continue
         out[start] = re.sub(r"/\*(?![*<@])", "/**", out[start], count=1)
         run = statements(lines[end + 1:j])
         names = [FUNCTION.search(text) for _, _, text in run]

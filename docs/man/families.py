@@ -249,6 +249,6 @@ TOOLS = [
     ("man/man1/oshmem_info", "oshmem_info", "print what this OpenSHMEM library is and how it is set up"),
 ]
 # Names that share a tool's page: (name, page name).
-TOOL_LINKS = [("oshcxx", "oshc++")]
+TOOL_LINKS = [("oshcxx", "oshc++"), ("dartshmem_info", "oshmem_info")]
 
 PREFIXES = ("dart_", "shmem_", "shmemx_", "pshmem_", "pshmemx_", "registry_", "pmixshim_", "PMIx_")

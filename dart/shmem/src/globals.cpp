@@ -12,7 +12,7 @@
 // load/store exactly like the heap (st.glob_direct, beside st.direct).
 // The object's name is unlinked once every PE has mapped it.
 //
-// What it costs and assumes, documented in the README:
+// What it costs and assumes, documented in docs/openshmem/openshmem.md (paragraph "Global and static variables"):
 //   - start-up: one copy of the segment's non-zero pages into /dev/shm
 //     (a /dev/shm without room for the whole segment fails here,
 //     cleanly); pages of zeros stay holes, allocated on first write as

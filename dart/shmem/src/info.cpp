@@ -21,7 +21,7 @@ namespace {
 static_assert(kDefaultHeapBytes == std::size_t(256) << 20, "kDefaultHeapText must say the new default");
 
 // Every variable the runtime reads, in the order of the manual
-// (docs/openshmem/profiling-and-tools.md and README): the OpenSHMEM
+// (docs/openshmem/profiling-and-tools.md and docs/environment.md): the OpenSHMEM
 // layer's, then DART's. The defaults are those of dart/shmem/src and
 // dart/src/core/config.hpp.
 const Variable kVariables[] = {

@@ -46,7 +46,7 @@ dart_ret_t dart_stats_reset(void) DART_NOTHROW;
 /* What the runtime keeps on the caller for its teams and segments: heap
  * bytes of its own bookkeeping, not the global memory itself and not what
  * MPI keeps for communicators and windows. Used to show that the cost of a
- * segment does not grow with the number of units (README, "Metadata"). */
+ * segment does not grow with the number of units (docs/metadata.md). */
 typedef struct {
   uint64_t teams;          /* live teams the caller belongs to, DART_TEAM_ALL included */
   uint64_t segments;       /* live segments of those teams, segment 0 included */

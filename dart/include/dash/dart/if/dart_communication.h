@@ -38,7 +38,7 @@ extern "C" {
  * [0, size), a non-contiguous type or an unsupported count (or, on a team
  * whose units share a node, members found in different collectives);
  * DART_ERR_OTHER at once on a team broken by such members, or made from
- * one (README, "Collectives").
+ * one (docs/memory-model.md).
  * ------------------------------------------------------------------ */
 
 /*

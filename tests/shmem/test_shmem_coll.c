@@ -8,7 +8,7 @@
  * 8- and 16-bit and complex types), in place too, the shmem_*mem forms, a
  * team of the even PEs, and the deprecated active-set routines with pSync
  * arrays (on all PEs and on the even PEs, each call made twice with the
- * same pSync). Bad input: a root outside the team, SHMEM_TEAM_INVALID,
+ * same pSync), and all of it at 64 KiB and more. Bad input: a root outside the team, SHMEM_TEAM_INVALID,
  * bad strides and active sets: nonzero returns, error codes, data intact.
  */
 #include "shmem_check.h"
@@ -44,6 +44,74 @@ static void barriers(int* slots) {
           bad < 0 ? 0 : round * 100 + bad);
     shmem_barrier_all();
   }
+}
+
+/* ---- large broadcast and collect --------------------------------------- */
+
+/* Sizes from 64 KiB, where PEs that map each other copy straight from the
+ * others' source (coll.cpp, pull_broadcast): every root, the team and the
+ * active-set broadcast (whose root's dest stays as it was), a collect
+ * with a different large count on every PE, and a reversed team, whose
+ * collect concatenates in its own PE order. */
+#define BIG (72 * 1024 / 8) /* longs: 72 KiB */
+
+static void large(void) {
+  long* lsrc = shmem_malloc((size_t)npes * BIG * sizeof(long));
+  long* ldst = shmem_malloc((size_t)npes * BIG * sizeof(long));
+  static long psync[SHMEM_BCAST_SYNC_SIZE];
+  for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+  CHECK(lsrc && ldst, "shmem_malloc of the large buffers failed");
+  shmem_barrier_all();
+  for (int root = 0; root < npes; ++root) {
+    for (int i = 0; i < BIG; ++i) lsrc[i] = root * 1000003L + i + me * 7;
+    for (int i = 0; i < BIG; ++i) ldst[i] = -1;
+    CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, ldst, lsrc, BIG, root) == 0, "large broadcast failed");
+    int bad = -1;
+    for (int i = 0; i < BIG; ++i)
+      if (ldst[i] != root * 1000003L + i + root * 7) bad = i;
+    CHECK(bad < 0, "large broadcast from %d: element %d is %ld", root, bad, bad < 0 ? 0 : ldst[bad]);
+    for (int i = 0; i < BIG; ++i) ldst[i] = -1;
+    shmem_barrier_all(); /* psync is free again, lsrc rewritten on every PE */
+    shmem_broadcast64(ldst, lsrc, BIG, root, 0, 0, npes, psync);
+    bad = -1;
+    for (int i = 0; i < BIG; ++i)
+      if (ldst[i] != (me == root ? -1 : root * 1000003L + i + root * 7)) bad = i;
+    CHECK(bad < 0, "large broadcast64 from %d: element %d is %ld", root, bad, bad < 0 ? 0 : ldst[bad]);
+    shmem_barrier_all();
+  }
+  /* collect: PE p contributes BIG - 3 * p longs */
+  size_t total = 0;
+  for (int p = 0; p < npes; ++p) total += (size_t)(BIG - 3 * p);
+  for (int i = 0; i < BIG; ++i) lsrc[i] = me * 1000003L + i;
+  CHECK(shmem_long_collect(SHMEM_TEAM_WORLD, ldst, lsrc, (size_t)(BIG - 3 * me)) == 0, "large collect failed");
+  size_t at = 0;
+  int bad = 0;
+  for (int p = 0; p < npes; ++p)
+    for (int i = 0; i < BIG - 3 * p; ++i, ++at)
+      if (ldst[at] != p * 1000003L + i) bad = 1;
+  CHECK(!bad && at == total, "large collect with counts BIG - 3p: wrong data");
+  /* the reversed world team: team PE k is world PE npes - 1 - k */
+  shmem_team_t rev;
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0, "reversed split failed");
+  if (rev != SHMEM_TEAM_INVALID) {
+    const int k = shmem_team_my_pe(rev);
+    CHECK(shmem_long_collect(rev, ldst, lsrc, (size_t)(BIG - 3 * k)) == 0, "large collect on the reversed team failed");
+    at = 0;
+    bad = 0;
+    for (int q = 0; q < npes; ++q)
+      for (int i = 0; i < BIG - 3 * q; ++i, ++at)
+        if (ldst[at] != (npes - 1 - q) * 1000003L + i) bad = 1;
+    CHECK(!bad, "large collect on the reversed team: wrong data");
+    CHECK(shmem_long_broadcast(rev, ldst, lsrc, BIG, 0) == 0, "large broadcast on the reversed team failed");
+    bad = 0;
+    for (int i = 0; i < BIG; ++i)
+      if (ldst[i] != (npes - 1) * 1000003L + i) bad = 1;
+    CHECK(!bad, "large broadcast on the reversed team from its PE 0 (world PE %d): wrong data", npes - 1);
+    shmem_team_destroy(rev);
+  }
+  shmem_barrier_all();
+  shmem_free(ldst);
+  shmem_free(lsrc);
 }
 
 /* ---- broadcast, collect, fcollect, alltoall(s) ------------------------ */
@@ -532,6 +600,7 @@ int main(void) {
   barriers(slots);
   broadcasts(src, dst, isrc, idst);
   collects(src, dst, isrc, idst);
+  large();
   alltoalls(src, dst, isrc, idst);
   reductions();
   even_team(src, dst);

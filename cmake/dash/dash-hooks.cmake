@@ -30,9 +30,11 @@ if(PROJECT_NAME STREQUAL "project_dash_dart_impl_mpi")
   # the deferred call runs once that file has been read to its end.
   cmake_language(DEFER CALL _dart_for_dash_replace)
 
-elseif(PROJECT_NAME STREQUAL "project_dash_libdash")
-  # dash/: DASH's C++ library, tests and examples take DART's headers from
-  # DASH_DART_IF_INCLUDE_DIR. Setting it here, in this directory's scope,
-  # makes them compile against libdart's own headers.
+elseif(PROJECT_NAME STREQUAL "project_dash_dart_if")
+  # dart-if: DASH's DART headers. This directory installs the headers
+  # DASH_DART_IF_INCLUDE_DIR names and passes the variable up to DASH's
+  # top level, from where DASH's C++ library, tests and examples take it.
+  # Set here, it makes all of them compile against libdart's own headers,
+  # and a DASH install carries libdart's headers, not DASH's copies.
   set(DASH_DART_IF_INCLUDE_DIR "${DART_FOR_DASH_PREFIX}/include")
 endif()

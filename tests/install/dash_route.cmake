@@ -5,7 +5,8 @@
 # hooks are installed, configures the DASH-shaped project in PROJECT_SRC
 # with `cmake -C <prefix>/share/dart/dash/libdart-for-dash.cmake` as a
 # DASH user does, builds it, runs it on 2 units, and checks that the
-# program binds to libdart and to nothing of the project's own DART.
+# program binds to libdart and to nothing of the project's own DART, and
+# that installing the project installs libdart's headers.
 include(${CMAKE_CURRENT_LIST_DIR}/scratch_prefix.cmake)
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
@@ -37,6 +38,14 @@ endif()
 run(readelf -d ${exe})
 if(NOT last_output MATCHES "NEEDED[^\n]*libdart\\.so")
   message(FATAL_ERROR "the program does not need libdart:\n${last_output}")
+endif()
+
+# DASH installs the DART headers its build used: libdart's.
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/build --prefix ${WORK_DIR}/dash_prefix)
+file(READ ${WORK_DIR}/dash_prefix/include/dash/dart/if/dart.h installed_dart_h)
+file(READ ${moved}/include/dash/dart/if/dart.h our_dart_h)
+if(NOT installed_dart_h STREQUAL our_dart_h)
+  message(FATAL_ERROR "the project installed DART headers other than libdart's")
 endif()
 
 run(${LAUNCH} ${exe})

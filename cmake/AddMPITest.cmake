@@ -57,7 +57,7 @@ set(DART_MPIEXEC_PREFLAGS "${DART_MPIEXEC_PREFLAGS}" CACHE INTERNAL "")
 #    patcher and UCX's malloc/mmap hooks rewrite the allocator under TSan's
 #    feet (TSan owns malloc and mmap), so both are turned off.
 set(DART_TEST_ENVIRONMENT "")
-# MPICH over UCX: the launch-time setting dartrun also makes (README,
+# MPICH over UCX: the launch-time setting dartrun also makes (docs/mpi-workarounds.md,
 # "Working around the MPI"; libdart cannot make it, UCX reads it first).
 if(DART_MPI_FLAVOR STREQUAL "mpich")
   list(APPEND DART_TEST_ENVIRONMENT "UCX_MEM_MMAP_HOOK_MODE=none")

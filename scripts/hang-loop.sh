@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs an MPI test program RUNS times in a row and, when a run outlives its
 # deadline, records what the kernel and the debugger see of every thread of
-# every rank before ending the job: the evidence a hang needs (README,
+# every rank before ending the job: the evidence a hang needs (docs/performance.md,
 # "Tests and benchmarks").
 #
 #   hang-loop.sh <openmpi|mpich> <runs> <ranks> <exe> [args...]
@@ -37,7 +37,7 @@ case $mpi in
            [[ $(id -u) == 0 ]] && launch+=(--allow-run-as-root)
            for v in $(compgen -e | grep -E '^(DART_|BOOST_TEST_|UCX_)'); do launch+=(-x "$v"); done ;;
   mpich)   launch=(mpiexec.mpich -n "$np")
-           # As the CTest helper and dartrun set it under MPICH (README,
+           # As the CTest helper and dartrun set it under MPICH (docs/mpi-workarounds.md,
            # "Working around the MPI").
            export UCX_MEM_MMAP_HOOK_MODE=${UCX_MEM_MMAP_HOOK_MODE:-none} ;;
   *) echo "hang-loop: MPI must be openmpi or mpich" >&2; exit 2 ;;

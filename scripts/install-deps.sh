@@ -17,6 +17,8 @@ packages=(
   python3 python3-dev pybind11-dev    # the shim's Python binding
   python3-pytest                      # tests of the Python binding
   strace                              # stdin_unreach: holds dartrun's connect(2)
+  python3-sphinx python3-myst-parser  # the manual and man pages (docs/)
+  python3-breathe doxygen             # the C API reference from the headers
 )
 
 missing=()

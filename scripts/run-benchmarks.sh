@@ -8,10 +8,17 @@
 # (a DASH source tree) and DASH_BUILD_OPENMPI / DASH_BUILD_MPICH (its build
 # trees for each MPI) are set, and is plotted (build-<mpi>/hotpath/*.png)
 # when python3-matplotlib is installed.
-# Usage: scripts/run-benchmarks.sh
+# Usage: scripts/run-benchmarks.sh [SECTION...]
+#   SECTION: node (one node, both MPIs), rig (one-sided and GUPS across the
+#   rig's hosts, both MPIs), rig-collectives, shim; default: all of them.
 set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
 report="$top/benchmark-report.txt"
+sections=" ${*:-node rig rig-collectives shim} "
+for s in $sections; do
+  case $s in node|rig|rig-collectives|shim) ;; *) echo "run-benchmarks: unknown section '$s'" >&2; exit 2 ;; esac
+done
+want() { [[ $sections == *" $1 "* ]]; }
 : > "$report"
 run() {  # run <title> <command...>: prints the title, runs bounded, keeps the output
   echo "=== $1" | tee -a "$report"
@@ -20,6 +27,7 @@ run() {  # run <title> <command...>: prints the title, runs bounded, keeps the o
   echo | tee -a "$report"
 }
 for mpi in openmpi mpich; do
+  want node || break
   b="$top/build-$mpi"
   [ -x "$b/tests/perf/bench_rma" ] || "$top/scripts/build.sh" "$mpi"
   if [ "$mpi" = openmpi ]; then
@@ -46,6 +54,12 @@ for mpi in openmpi mpich; do
     "$b/tests/perf/bench_p2p_sync"
   run "$mpi: bench_ctx, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_ctx"
   run "$mpi: bench_ctx, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 "$b/tests/perf/bench_ctx"
+  # The OpenSHMEM 1.6 routines beside the nearest older operation.
+  if [ -x "$b/tests/perf/bench_shmem16" ]; then
+    run "$mpi: bench_shmem16, 2 ranks" "${launch[@]}" -np 2 "$b/tests/perf/bench_shmem16"
+    run "$mpi: bench_shmem16, 2 ranks, DART_SHARED_MEMORY=0" "${launch[@]}" "${rma_env[@]}" -np 2 \
+      "$b/tests/perf/bench_shmem16"
+  fi
   for np in 2 4; do
     [ "$mpi" = mpich ] && [ "$np" = 4 ] && continue
     run "$mpi: bench_team_alloc, $np ranks" "${launch[@]}" -np "$np" "$b/tests/perf/bench_team_alloc"
@@ -79,15 +93,20 @@ done
 # One-sided access across the rig's hosts, ours beside raw MPI in the same
 # run: DART (bench_rma: put/get blocking, + flush, handles, 8 B-4 MiB,
 # fetch-and-op, compare-and-swap; bench_p2p_sync: put with signal + wait,
-# fetch-add), the OpenSHMEM face (bench_shmem_mpi), from rank 0 to the
+# fetch-add), the OpenSHMEM face (bench_shmem_mpi) and its 1.6 routines
+# beside the nearest older operation (bench_shmem16), from rank 0 to the
 # first rank on the other host, and GUPS against raw MPI (bench_gups: every
 # unit updating the whole table), at 2 hosts x 1 and 2 hosts x 2, both MPIs.
 for mpi in openmpi mpich; do
+  want rig || break
   b="$top/build-$mpi"
   for ppn in 1 2; do
-    for exe in bench_rma bench_p2p_sync bench_shmem_mpi bench_gups; do
+    for exe in bench_rma bench_p2p_sync bench_shmem_mpi bench_shmem16 bench_gups; do
       args=()
       [ "$exe" = bench_rma ] && args=(--max-bytes 1048576)
+      # Each block row is up to b + nb transfers across the hosts: half the
+      # batch keeps a run well inside RIG_TIMEOUT.
+      [ "$exe" = bench_shmem16 ] && args=(--iterations 500)
       RIG_HOSTS=2 RIG_PPN=$ppn RIG_TIMEOUT=840 \
         run "$mpi: $exe, rig 2 hosts x $ppn" "$top/scripts/rig/run-multihost.sh" "$mpi" "$b/tests/perf/$exe" "${args[@]}"
     done
@@ -100,12 +119,13 @@ done
 # share the CPUs, so MPI yields when idle as on an oversubscribed node
 # (without it MPI_Barrier took 15 ms at 2 x 2 and the run timed out).
 for h in auto on off; do
+  want rig-collectives || break
   RIG_TIMEOUT=840 RIG_MPI_FLAGS="--mca mpi_yield_when_idle 1" DART_COLLECTIVE_HIERARCHY=$h \
     run "openmpi: bench_collectives, rig 2 hosts x 2, DART_COLLECTIVE_HIERARCHY=$h" \
     "$top/scripts/rig/run-multihost.sh" openmpi "$top/build-openmpi/tests/perf/bench_collectives" \
     --iterations 50 --rounds 11
 done
 # The shim alone (no MPI): tool -> server throughput, XOFF latency, memory.
-run "pmix shim: bench_pmix_iof" "$top/build-openmpi/tests/perf/bench_pmix_iof" \
+want shim && run "pmix shim: bench_pmix_iof" "$top/build-openmpi/tests/perf/bench_pmix_iof" \
   --push "$top/build-openmpi/pmix_shim/pmix_push"
 echo "report written to $report"

@@ -53,7 +53,7 @@ for san in "${sanitizers[@]}"; do
   gen=($("$top/scripts/generator.sh" "$build"))
   if ! cmake -S "$top" -B "$build" "${gen[@]}" -DDART_MPI=openmpi -DDART_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
          -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
-         -DDART_SANITIZE="$san" >/dev/null; then
+         -DDART_SANITIZE="$san" -DDART_DOCS=OFF >/dev/null; then
     summary+="sanitizer $san: CONFIGURE FAILED"$'\n'; status=1; continue
   fi
   have=$(cmake --build "$build" --target help 2>/dev/null)

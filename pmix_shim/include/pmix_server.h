@@ -165,6 +165,8 @@ typedef struct pmixshim_iof_stats {
     uint32_t engine_running;
 } pmixshim_iof_stats_t;
 
+/* Copies the counters above into *stats; a NULL stats does nothing. Any
+ * thread, any time. */
 PMIXSHIM_EXPORT void pmixshim_get_iof_stats(pmixshim_iof_stats_t *stats);
 
 #ifdef __cplusplus

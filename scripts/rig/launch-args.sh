@@ -25,7 +25,7 @@ rig_launch_args() {
     hf_ompi=$RIG_DIR/hostfile.ompi.from$RIG_FIRST_HOST hf_hydra=$RIG_DIR/hostfile.hydra.from$RIG_FIRST_HOST
   fi
   if [[ $mpi == openmpi ]]; then
-    # Why each flag (each checked on this machine; README "Multi-host rig"):
+    # Why each flag (each checked on this machine; docs/multihost.md "Multi-host rig"):
     #  plm_rsh_agent      the rig's ssh stand-in starts orted on each host
     #  oob_tcp_if_include the runtime's own traffic only on the rig's subnet
     #  pml ucx, osc sm,ucx  the one one-sided path across hosts that works for

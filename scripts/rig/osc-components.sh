@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Open MPI's one-sided components and transports across the rig's hosts,
 # measured with plain MPI (osc-latency.c), to choose DART's default for
-# windows that span hosts (dart/src/core/mpi_defaults.cpp; README "Working
+# windows that span hosts (dart/src/core/mpi_defaults.cpp; docs/mpi-workarounds.md "Working
 # around the MPI"). Each configuration runs REPEAT times (default 3) at
 # RIG_HOSTS x RIG_PPN (default 2 x 1); a row prints the best of each
 # operation, or why the configuration cannot run (the launcher's last

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a program across the rig RUNS times in a row and counts how each run
 # ended: the check that a job finishes every time (MPICH's finalize hang
-# across hosts shows in a share of runs only; README, "Working around the
+# across hosts shows in a share of runs only; docs/mpi-workarounds.md, "Working around the
 # MPI").
 #
 #   repeat.sh <openmpi|mpich> <runs> <exe> [args...]

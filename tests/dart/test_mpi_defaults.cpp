@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(load_time_defaults_reach_mpi) {
   BOOST_CHECK_MESSAGE(osc == want, "rank " << me << ": OMPI_MCA_osc is " << osc << ", expected " << want);
 #endif
 
-  // With DART_MPI_DEFAULTS=0 Open MPI may pick osc/rdma, which README
+  // With DART_MPI_DEFAULTS=0 Open MPI may pick osc/rdma, which docs/mpi-workarounds.md
   // documents as broken here; the windows are tried only where the
   // defaults (libdart's or the user's) apply.
   if (expect == "off") return;

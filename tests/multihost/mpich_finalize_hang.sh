@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The raw-MPI reproducer of MPICH's finalize hang across hosts (README,
+# The raw-MPI reproducer of MPICH's finalize hang across hosts (docs/mpi-workarounds.md,
 # "Working around the MPI"): runs mpich_finalize_hang (no DART) across the
 # rig until MPI_Finalize hangs on some rank, at most RUNS times, each run
 # bounded by RIG_TIMEOUT (default 10 s; a run that does not hang takes

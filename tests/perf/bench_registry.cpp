@@ -170,7 +170,7 @@ double timed(F&& f, double* cpu = nullptr) {
 // cache misses each) waits for the rank's first read after the sync, here
 // a get of one token; that read is timed on its own ("first read") and
 // gives the apply cost per object. Sync plus first read is what a rank
-// that syncs and then reads pays. See README.md, "Registry".
+// that syncs and then reads pays. See docs/registry.md, "Registry".
 //
 // "creating": a new registry per round, whose first sync creates the
 // N x size objects (cold buffers, new memory), as an application's first

@@ -22,7 +22,7 @@ int main(void) {
   CHECK(_my_pe() == me && _num_pes() == n, "deprecated identity names");
   int major = 0, minor = 0;
   shmem_info_get_version(&major, &minor);
-  CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION && major == 1 && minor == 5,
+  CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION && major == 1 && minor == 6,
         "version %d.%d", major, minor);
   char name[SHMEM_MAX_NAME_LEN];
   shmem_info_get_name(name);

@@ -1,5 +1,5 @@
 /*
- * OpenSHMEM 1.5 over DART.
+ * OpenSHMEM 1.6 over DART.
  *
  * Every routine maps onto DART's interface and its extensions
  * (dash/dart/ext/): the symmetric heap is one DART segment of the world
@@ -30,7 +30,7 @@ extern "C" {
 /* ---- Library constants ------------------------------------------------ */
 
 #define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
+#define SHMEM_MINOR_VERSION 6
 #define SHMEM_MAX_NAME_LEN 256
 #define SHMEM_VENDOR_STRING "DART OpenSHMEM"
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
@@ -46,6 +46,11 @@ extern "C" {
 #define SHMEM_CTX_SERIALIZED (1L << 0)
 #define SHMEM_CTX_PRIVATE (1L << 1)
 #define SHMEM_CTX_NOSTORE (1L << 2)
+
+/* Sessions (OpenSHMEM 1.6): the option of shmem_ctx_session_start and the
+ * mask bit of its configuration's one field. */
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
 
 #define SHMEM_CMP_EQ 1
 #define SHMEM_CMP_NE 2
@@ -96,6 +101,12 @@ typedef struct dart_shmem_ctx* shmem_ctx_t;
 typedef struct {
   int num_contexts;
 } shmem_team_config_t;
+
+/* A session's hints (OpenSHMEM 1.6): the expected number of RMA calls in
+ * it; SIZE_MAX (the default) when not given. */
+typedef struct {
+  size_t total_ops;
+} shmem_ctx_session_config_t;
 
 extern struct dart_shmem_team dart_shmem_team_world_;
 extern struct dart_shmem_team dart_shmem_team_shared_;
@@ -171,9 +182,20 @@ extern struct dart_shmem_ctx dart_shmem_ctx_default_;
 
 /* ---- Library setup, exit and query ------------------------------------ */
 
+/* Counted (OpenSHMEM 1.6): the first shmem_init or shmem_init_thread
+ * starts the library, each later one adds one to a count (and returns the
+ * thread level in effect); each shmem_finalize takes one off, acting as a
+ * barrier over the world team while the count stays above zero, and the
+ * last one releases everything. A later shmem_init starts the library
+ * again (MPI, which cannot be started twice, stays up until the process
+ * exits; after the program's own MPI_Finalize a restart fails with one
+ * line saying so). All collective over the world. */
 void shmem_init(void);
 int shmem_init_thread(int requested, int* provided);
 void shmem_query_thread(int* provided);
+/* Nonzero between an initialisation and its matching finalisation; may be
+ * called at any time, before shmem_init and after shmem_finalize. */
+void shmem_query_initialized(int* initialized);
 void shmem_finalize(void);
 void shmem_global_exit(int status);
 int shmem_my_pe(void);
@@ -185,7 +207,7 @@ void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe);
 void shmem_info_get_version(int* major, int* minor);
 void shmem_info_get_name(char* name);
 
-/* Deprecated names that 1.5 still lists. */
+/* Deprecated names that 1.6 still lists. */
 void start_pes(int npes);
 int _my_pe(void);
 int _num_pes(void);
@@ -223,6 +245,19 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
 
+/* Sessions (OpenSHMEM 1.6), local hints that change no completion or
+ * ordering. start ORs `options` into the context's session (a second start
+ * adds to the first; config's fields named in config_mask replace the
+ * earlier ones); stop ends it (a second stop does nothing). A
+ * SHMEM_CTX_SESSION_BATCH session completes, at its stop, what the context
+ * issued through MPI during the session, once, so that a program's quiet
+ * after the batch finds nothing left to wait for. SHMEM_CTX_INVALID: no
+ * action, as the specification says; a destroyed or unknown context, or
+ * unknown options: one line and SHMEMX_ERR_CTX / SHMEMX_ERR_ARG. */
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config,
+                             long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
+
 /* ---- Remote memory access --------------------------------------------- */
 
 #define DART_SHMEM_DECL_RMA(T, N)                                                                              \
@@ -251,7 +286,19 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team);
   void shmem_##N##_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,                \
                                   uint64_t signal, int sig_op, int pe);                                       \
   void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems,               \
-                                      uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+                                      uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);              \
+  void shmem_##N##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,               \
+                         size_t nblocks, int pe);                                                             \
+  void shmem_ctx_##N##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,         \
+                             size_t bsize, size_t nblocks, int pe);                                           \
+  void shmem_##N##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,               \
+                         size_t nblocks, int pe);                                                             \
+  void shmem_ctx_##N##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,         \
+                             size_t bsize, size_t nblocks, int pe);
+/* shmem_ibput/ibget (OpenSHMEM 1.6): nblocks blocks of bsize elements,
+ * block k at dest + k*dst and source + k*sst (strides in elements, at
+ * least bsize). Each block is one transfer (a copy between node mates,
+ * one MPI RMA operation otherwise); ibget returns with the data. */
 DART_SHMEM_RMA_TYPES(DART_SHMEM_DECL_RMA)
 
 #define DART_SHMEM_DECL_SIZED(B)                                                                               \
@@ -276,7 +323,15 @@ DART_SHMEM_RMA_TYPES(DART_SHMEM_DECL_RMA)
   void shmem_put##B##_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,           \
                                  uint64_t signal, int sig_op, int pe);                                        \
   void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,          \
-                                     uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+                                     uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);                \
+  void shmem_ibput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,             \
+                      size_t nblocks, int pe);                                                                \
+  void shmem_ctx_ibput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                          size_t bsize, size_t nblocks, int pe);                                              \
+  void shmem_ibget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,             \
+                      size_t nblocks, int pe);                                                                \
+  void shmem_ctx_ibget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                          size_t bsize, size_t nblocks, int pe);
 DART_SHMEM_SIZES(DART_SHMEM_DECL_SIZED)
 
 void shmem_putmem(void* dest, const void* source, size_t nelems, int pe);
@@ -353,7 +408,7 @@ DART_SHMEM_EXT_AMO_TYPES(DART_SHMEM_DECL_EXT_AMO)
   DART_SHMEM_DECL_BITWISE_AMO_OP(T, N, or) DART_SHMEM_DECL_BITWISE_AMO_OP(T, N, xor)
 DART_SHMEM_BITWISE_AMO_TYPES(DART_SHMEM_DECL_BITWISE_AMO)
 
-/* Deprecated atomic names (OpenSHMEM 1.3), still in 1.5. */
+/* Deprecated atomic names (OpenSHMEM 1.3), still in 1.6. */
 #define DART_SHMEM_DEPRECATED_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
 #define DART_SHMEM_DECL_DEPRECATED_AMO(T, N)                                                                 \
   T shmem_##N##_finc(T* dest, int pe);                                                                      \
@@ -417,6 +472,15 @@ DART_SHMEM_BITWISE_REDUCE_TYPES(DART_SHMEM_DECL_REDUCE_BITWISE)
 DART_SHMEM_MINMAX_REDUCE_TYPES(DART_SHMEM_DECL_REDUCE_MINMAX)
 DART_SHMEM_ARITH_REDUCE_TYPES(DART_SHMEM_DECL_REDUCE_ARITH)
 
+/* Scans (OpenSHMEM 1.6), over every type of the sum reduction: dest on
+ * team PE i receives, element-wise, the sum of source over team PEs 0..i
+ * (inscan) or 0..i-1 (exscan; 0 on team PE 0). In place (dest == source)
+ * or on disjoint arrays. Collective over the team; 0 on success. */
+#define DART_SHMEM_DECL_SCAN(T, N)                                                                             \
+  int shmem_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems);                     \
+  int shmem_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems);
+DART_SHMEM_ARITH_REDUCE_TYPES(DART_SHMEM_DECL_SCAN)
+
 #define DART_SHMEM_DECL_TO_ALL(T, N, OP)                                                                     \
   void shmem_##N##_##OP##_to_all(T* dest, const T* source, int nreduce, int PE_start, int logPE_stride,     \
                                  int PE_size, T* pWrk, long* pSync);
@@ -430,26 +494,30 @@ DART_SHMEM_TOALL_ARITH_TYPES(DART_SHMEM_DECL_TO_ALL_ARITH)
 
 /* ---- Point-to-point synchronisation ----------------------------------- */
 
+/* The _vector forms take const compare values (OpenSHMEM 1.6). _all and
+ * _all_vector tests of an empty set (nelems 0, or every element excluded
+ * by status) return 1; ivars is then not looked at. */
+
 #define DART_SHMEM_DECL_P2P(T, N)                                                                              \
   void shmem_##N##_wait_until(T* ivar, int cmp, T cmp_value);                                                  \
   void shmem_##N##_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value);           \
   size_t shmem_##N##_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value);         \
   size_t shmem_##N##_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,     \
                                      T cmp_value);                                                             \
-  void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values);  \
+  void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values);  \
   size_t shmem_##N##_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp,                \
-                                           T* cmp_values);                                                     \
+                                           const T* cmp_values);                                                     \
   size_t shmem_##N##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status,       \
-                                            int cmp, T* cmp_values);                                           \
+                                            int cmp, const T* cmp_values);                                           \
   int shmem_##N##_test(T* ivar, int cmp, T cmp_value);                                                         \
   int shmem_##N##_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value);                  \
   size_t shmem_##N##_test_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value);               \
   size_t shmem_##N##_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,           \
                                T cmp_value);                                                                   \
-  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values);         \
-  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values);      \
+  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values);         \
+  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values);      \
   size_t shmem_##N##_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,    \
-                                      T* cmp_values);
+                                      const T* cmp_values);
 DART_SHMEM_P2P_TYPES(DART_SHMEM_DECL_P2P)
 
 /* Deprecated: shmem_TYPE_wait (wait while *ivar == cmp_value). */

@@ -1,5 +1,7 @@
 /*
- * Extensions of DART's OpenSHMEM beyond the 1.5 specification.
+ * Extensions of DART's OpenSHMEM beyond the 1.6 specification, and the
+ * shmemx_ names under which Sandia OpenSHMEM offers routines that 1.6
+ * standardised, so that programs written for it build here.
  */
 #ifndef DART_SHMEMX_H_
 #define DART_SHMEMX_H_
@@ -40,8 +42,38 @@ void shmemx_ctx_signal_add(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal,
 void shmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
 void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal, int pe);
 
+/* Sandia OpenSHMEM's names for 1.6's shmem_ibput/shmem_ibget (same
+ * arguments; Sandia calls dest `target` and dst `tst`) and its team scans
+ * (shmemx_TYPENAME_sum_inscan/_exscan, with a team as in 1.6). */
+#define DART_SHMEMX_DECL_IB(T, N)                                                                              \
+  void shmemx_##N##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,              \
+                          size_t nblocks, int pe);                                                            \
+  void shmemx_ctx_##N##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,        \
+                              size_t bsize, size_t nblocks, int pe);                                          \
+  void shmemx_##N##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,              \
+                          size_t nblocks, int pe);                                                            \
+  void shmemx_ctx_##N##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,        \
+                              size_t bsize, size_t nblocks, int pe);
+DART_SHMEM_RMA_TYPES(DART_SHMEMX_DECL_IB)
+#define DART_SHMEMX_DECL_IB_SIZED(B)                                                                           \
+  void shmemx_ibput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                       size_t nblocks, int pe);                                                               \
+  void shmemx_ctx_ibput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,     \
+                           size_t bsize, size_t nblocks, int pe);                                             \
+  void shmemx_ibget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                       size_t nblocks, int pe);                                                               \
+  void shmemx_ctx_ibget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,     \
+                           size_t bsize, size_t nblocks, int pe);
+DART_SHMEM_SIZES(DART_SHMEMX_DECL_IB_SIZED)
+#define DART_SHMEMX_DECL_SCAN(T, N)                                                                            \
+  int shmemx_##N##_sum_inscan(shmem_team_t team, T* dest, const T* source, size_t nelems);                    \
+  int shmemx_##N##_sum_exscan(shmem_team_t team, T* dest, const T* source, size_t nelems);
+DART_SHMEM_ARITH_REDUCE_TYPES(DART_SHMEMX_DECL_SCAN)
+
 #ifdef __cplusplus
 }
 #endif
+
+#include <shmemx_generic.h>
 
 #endif /* DART_SHMEMX_H_ */

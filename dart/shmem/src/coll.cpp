@@ -50,6 +50,13 @@ Units units_of(std::size_t bytes) {
   return {DART_TYPE_BYTE, bytes};
 }
 
+// A team whose PE order is not its DART team's (team->permuted: a team
+// split with a negative stride) moves blocks between the two orders: team
+// PE k is DART unit team->dart_unit[k].
+std::size_t unit(shmem_team_t team, std::size_t k) {
+  return static_cast<std::size_t>(team->dart_unit[k]);
+}
+
 int broadcast(const char* call, shmem_team_t team, void* dest, const void* source, std::size_t bytes, int root) {
   if (!valid_team_member(call, team)) return -1;
   if (root < 0 || root >= team->n_pes) {
@@ -60,14 +67,22 @@ int broadcast(const char* call, shmem_team_t team, void* dest, const void* sourc
   if (bytes == 0) return 0;
   if (team->my_pe == root && dest != source) std::memmove(dest, source, bytes);
   const Units u = units_of(bytes);
-  return finish(call, dart_bcast(dest, u.count, u.type, dart_team_unit_t{root}, team->dart));
+  const int droot = team->dart_unit[static_cast<std::size_t>(root)];
+  return finish(call, dart_bcast(dest, u.count, u.type, dart_team_unit_t{droot}, team->dart));
 }
 
 int fcollect(const char* call, shmem_team_t team, void* dest, const void* source, std::size_t bytes) {
   if (!valid_team_member(call, team)) return -1;
   if (bytes == 0) return 0;
   const Units u = units_of(bytes);
-  return finish(call, dart_allgather(source, dest, u.count, u.type, team->dart));
+  if (!team->permuted) return finish(call, dart_allgather(source, dest, u.count, u.type, team->dart));
+  const auto n = static_cast<std::size_t>(team->n_pes);
+  std::vector<char> all(n * bytes);
+  const dart_ret_t ret = dart_allgather(source, all.data(), u.count, u.type, team->dart);
+  if (ret != DART_OK) return finish(call, ret);
+  for (std::size_t k = 0; k < n; ++k)
+    std::memcpy(static_cast<char*>(dest) + k * bytes, all.data() + unit(team, k) * bytes, bytes);
+  return 0;
 }
 
 int collect(const char* call, shmem_team_t team, void* dest, const void* source, std::size_t bytes) {
@@ -78,6 +93,7 @@ int collect(const char* call, shmem_team_t team, void* dest, const void* source,
   std::vector<unsigned long long> all(n);
   dart_ret_t ret = dart_allgather(&mine, all.data(), 1, DART_TYPE_ULONGLONG, team->dart);
   if (ret != DART_OK) return finish(call, ret);
+  // counts and displs are by DART unit; dest is in team PE order.
   std::size_t at = 0;
   for (std::size_t k = 0; k < n; ++k) {
     counts[k] = static_cast<std::size_t>(all[k]);
@@ -85,14 +101,36 @@ int collect(const char* call, shmem_team_t team, void* dest, const void* source,
     at += counts[k];
   }
   if (at == 0) return 0;
-  return finish(call, dart_allgatherv(source, bytes, DART_TYPE_BYTE, dest, counts.data(), displs.data(), team->dart));
+  if (!team->permuted)
+    return finish(call, dart_allgatherv(source, bytes, DART_TYPE_BYTE, dest, counts.data(), displs.data(), team->dart));
+  std::vector<char> gathered(at);
+  ret = dart_allgatherv(source, bytes, DART_TYPE_BYTE, gathered.data(), counts.data(), displs.data(), team->dart);
+  if (ret != DART_OK) return finish(call, ret);
+  char* d = static_cast<char*>(dest);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t u = unit(team, k);
+    std::memcpy(d, gathered.data() + displs[u], counts[u]);
+    d += counts[u];
+  }
+  return 0;
 }
 
 int alltoall(const char* call, shmem_team_t team, void* dest, const void* source, std::size_t bytes) {
   if (!valid_team_member(call, team)) return -1;
   if (bytes == 0) return 0;
   const Units u = units_of(bytes);
-  return finish(call, dart_alltoall(source, dest, u.count, u.type, team->dart));
+  if (!team->permuted) return finish(call, dart_alltoall(source, dest, u.count, u.type, team->dart));
+  // Block j of source goes to team PE j (DART unit dart_unit[j]); block j
+  // of dest comes from it.
+  const auto n = static_cast<std::size_t>(team->n_pes);
+  std::vector<char> out(n * bytes), in(n * bytes);
+  for (std::size_t j = 0; j < n; ++j)
+    std::memcpy(out.data() + unit(team, j) * bytes, static_cast<const char*>(source) + j * bytes, bytes);
+  const dart_ret_t ret = dart_alltoall(out.data(), in.data(), u.count, u.type, team->dart);
+  if (ret != DART_OK) return finish(call, ret);
+  for (std::size_t j = 0; j < n; ++j)
+    std::memcpy(static_cast<char*>(dest) + j * bytes, in.data() + unit(team, j) * bytes, bytes);
+  return 0;
 }
 
 int alltoalls(const char* call, shmem_team_t team, void* dest, const void* source, std::ptrdiff_t dst,
@@ -106,13 +144,15 @@ int alltoalls(const char* call, shmem_team_t team, void* dest, const void* sourc
   const auto n = static_cast<std::size_t>(team->n_pes);
   std::vector<char> packed(n * nelems * size), unpacked(n * nelems * size);
   const char* s = static_cast<const char*>(source);
+  // Packed by DART unit: team PE j's elements at unit(j)'s block.
+  const auto at = [&](std::size_t e) { return (unit(team, e / nelems) * nelems + e % nelems) * size; };
   for (std::size_t e = 0; e < n * nelems; ++e)
-    std::memcpy(packed.data() + e * size, s + e * static_cast<std::size_t>(sst) * size, size);
+    std::memcpy(packed.data() + at(e), s + e * static_cast<std::size_t>(sst) * size, size);
   const dart_ret_t ret = dart_alltoall(packed.data(), unpacked.data(), nelems * size, DART_TYPE_BYTE, team->dart);
   if (ret != DART_OK) return finish(call, ret);
   char* d = static_cast<char*>(dest);
   for (std::size_t e = 0; e < n * nelems; ++e)
-    std::memcpy(d + e * static_cast<std::size_t>(dst) * size, unpacked.data() + e * size, size);
+    std::memcpy(d + e * static_cast<std::size_t>(dst) * size, unpacked.data() + at(e), size);
   return 0;
 }
 
@@ -159,8 +199,8 @@ dart_operation_t dart_red(Red op) {
 
 // Element-wise reduction over the team. Types DART reduces natively take
 // dart_allreduce; the others (8- and 16-bit unsigned, char, complex) are
-// gathered and reduced here in team PE order, so every PE computes the
-// same result.
+// gathered and reduced here in DART unit order, the same on every PE, so
+// every PE computes the same result.
 template <class T>
 int reduce(const char* call, shmem_team_t team, T* dest, const T* source, std::size_t nreduce, Red op) {
   if (!valid_team_member(call, team)) return -1;

@@ -3,6 +3,7 @@
 #include "globals.hpp"
 #include "mpi_interop.hpp"
 #include "range_allocator.hpp"
+#include "startup.hpp"
 
 #include <dash/dart/ext/dart_direct.h>
 #include <dash/dart/ext/dart_globals.h>
@@ -42,31 +43,6 @@ std::vector<dart_shmem_ctx*> g_live_ctxs;
 // between objects) and any type's alignment.
 dart::RangeAllocator g_heap(0, 64);
 
-// SHMEM_SYMMETRIC_SIZE: bytes, with an optional K, M, G or T suffix
-// (powers of 1024), as the specification's environment variable.
-std::size_t heap_size_setting() {
-  constexpr std::size_t kDefault = std::size_t(256) << 20;
-  const char* s = std::getenv("SHMEM_SYMMETRIC_SIZE");
-  if (!s || !*s) return kDefault;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s, &end);
-  double scale = 1;
-  switch (end && *end ? *end : '\0') {
-    case 'k': case 'K': scale = 1024.0; ++end; break;
-    case 'm': case 'M': scale = 1024.0 * 1024; ++end; break;
-    case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
-    case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++end; break;
-    default: break;
-  }
-  if (errno || end == s || *end || v <= 0 || v * scale > 1e15) {
-    std::fprintf(stderr, "shmem: SHMEM_SYMMETRIC_SIZE=\"%s\" is not a size (bytes with K, M, G or T); using %zu\n",
-                 s, kDefault);
-    return kDefault;
-  }
-  return static_cast<std::size_t>(v * scale);
-}
-
 void init_world_team() {
   dart_shmem_team& w = dart_shmem_team_world_;
   w.dart = DART_TEAM_ALL;
@@ -75,20 +51,32 @@ void init_world_team() {
   w.world.resize(static_cast<std::size_t>(st.npes));
   w.of_world.resize(static_cast<std::size_t>(st.npes));
   for (int p = 0; p < st.npes; ++p) w.world[static_cast<std::size_t>(p)] = w.of_world[static_cast<std::size_t>(p)] = p;
+  w.dart_unit = w.world;
+  w.permuted = false;
+  w.contexts.store(0);  // a restart starts with no contexts
   w.predefined = true;
   w.magic = kTeamMagic;
 }
 
 // Fills `t` for the DART team `dart` whose members are `members` (world
-// PEs, ascending: DART numbers a team's units by ascending global id).
+// PEs in the team's order). DART numbers a team's units by ascending
+// global id, so a member's DART unit is its rank among the sorted members.
 void fill_team(dart_shmem_team& t, dart_team_t dart, const std::vector<int>& members) {
   t.dart = dart;
   t.world = members;
   t.n_pes = static_cast<int>(members.size());
   t.of_world.assign(static_cast<std::size_t>(st.npes), -1);
+  std::vector<int> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  t.dart_unit.assign(members.size(), 0);
+  t.permuted = false;
   for (int k = 0; k < t.n_pes; ++k) {
-    t.of_world[static_cast<std::size_t>(members[static_cast<std::size_t>(k)])] = k;
-    if (members[static_cast<std::size_t>(k)] == st.me) t.my_pe = k;
+    const int w = members[static_cast<std::size_t>(k)];
+    t.of_world[static_cast<std::size_t>(w)] = k;
+    if (w == st.me) t.my_pe = k;
+    const int u = static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), w) - sorted.begin());
+    t.dart_unit[static_cast<std::size_t>(k)] = u;
+    if (u != k) t.permuted = true;
   }
   t.magic = kTeamMagic;
 }
@@ -143,8 +131,15 @@ void init_shared_team() {
   }
 }
 
+// At exit: whatever shmem_init calls are still unmatched end here, with
+// the last finalisation's full release; then MPI, which the library kept
+// up across restarts (mpi_interop.cpp).
 void finalize_at_exit() {
-  if (st.initialized && !st.finalized) shmem_finalize();
+  if (st.initialized && !st.finalized) {
+    st.init_count = 1;
+    shmem_finalize();
+  }
+  mpi_interop::release_at_exit();
 }
 
 bool valid_team(const char* call, shmem_team_t team) {
@@ -345,7 +340,10 @@ extern "C" {
 // ---- setup, exit, query ---------------------------------------------------
 
 int shmem_init_thread(int requested, int* provided) {
-  if (st.initialized) {
+  if (st.initialized && !st.finalized) {
+    // Counted (OpenSHMEM 1.6): a later initialisation keeps the library
+    // and its thread level; the matching shmem_finalize undoes only it.
+    ++st.init_count;
     if (provided) *provided = st.thread_level;
     return 0;
   }
@@ -381,7 +379,15 @@ int shmem_init_thread(int requested, int* provided) {
   st.me = me.id;
   st.npes = static_cast<int>(n);
 
-  st.heap_bytes = heap_size_setting();
+  startup::Settings settings;
+  if (!startup::read_settings(&settings)) {
+    if (st.owns_dart) {
+      dart_exit();
+      mpi_interop::release();
+    }
+    return 1;
+  }
+  st.heap_bytes = settings.heap_bytes;
   // kHeapAlign more than the heap, for each PE's skew (below).
   ret = dart_team_memalloc_aligned(DART_TEAM_ALL, st.heap_bytes + kHeapAlign, DART_TYPE_BYTE, &st.heap);
   if (ret != DART_OK) {
@@ -436,11 +442,16 @@ int shmem_init_thread(int requested, int* provided) {
 
   st.initialized = true;
   st.finalized = false;
+  st.init_count = 1;
   init_world_team();
   init_shared_team();
   dart_shmem_ctx& c = dart_shmem_ctx_default_;
   c.dart = DART_CTX_DEFAULT;
   c.team = SHMEM_TEAM_WORLD;
+  c.mpi_pending.store(false);
+  c.in_session = false;
+  c.session_options = 0;
+  c.session_total_ops = SIZE_MAX;
   c.magic = kCtxMagic;
   static bool registered = false;
   if (!registered) {
@@ -448,6 +459,7 @@ int shmem_init_thread(int requested, int* provided) {
     std::atexit(finalize_at_exit);
   }
   if (provided) *provided = st.thread_level;
+  startup::report(settings);
   // Every PE's heap and globals are registered before any PE uses them.
   dart_barrier(DART_TEAM_ALL);
   return 0;
@@ -463,8 +475,23 @@ void shmem_query_thread(int* provided) {
   if (provided) *provided = st.thread_level;
 }
 
+void shmem_query_initialized(int* initialized) {
+  if (initialized) *initialized = st.initialized && !st.finalized ? 1 : 0;
+}
+
 void shmem_finalize(void) {
   if (!st.initialized || st.finalized) return;
+  if (st.init_count > 1) {
+    // Not the last matched finalisation: a barrier over the world team
+    // (what it completes and synchronises is shmem_barrier_all's), and the
+    // library stays up.
+    --st.init_count;
+    quiet_all("shmem_finalize");
+    const dart_ret_t ret = dart_barrier(DART_TEAM_ALL);
+    if (ret != DART_OK) dart_failed("shmem_finalize", ret);
+    return;
+  }
+  st.init_count = 0;
   quiet_all("shmem_finalize");
   // The barrier fails only when the PEs are out of step (a PE skipped a
   // collective, or made one too many): DART has then broken its team, so
@@ -484,6 +511,16 @@ void shmem_finalize(void) {
   st.heap_bytes = 0;
   st.direct.clear();
   st.skew.clear();
+  // Contexts the program did not destroy die with the runtime: a later
+  // call on one is refused, and a restart starts with none.
+  {
+    std::lock_guard<std::mutex> lock(g_handles_mutex);
+    for (dart_shmem_ctx* c : g_live_ctxs) {
+      c->magic = 0;
+      g_dead_ctxs.push_back(c);
+    }
+    g_live_ctxs.clear();
+  }
   if (st.owns_dart) {
     dart_exit();
     mpi_interop::release();
@@ -632,6 +669,8 @@ int shmem_team_n_pes(shmem_team_t team) {
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t* config) {
   if (!require_init("shmem_team_get_config") || !valid_team("shmem_team_get_config", team)) return -1;
+  // OpenSHMEM 1.6: a mask of 0 asks for nothing, and config may be NULL.
+  if (config_mask == 0) return 0;
   if (!config) {
     fail("shmem_team_get_config", SHMEMX_ERR_ARG, "config is NULL");
     return -1;
@@ -689,11 +728,21 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
       fail(call, SHMEMX_ERR_MISMATCH, "the members passed different start, stride or size");
       return -1;
     }
+  // OpenSHMEM 1.6's errata: stride 0 names one PE (size must be 1); a
+  // triplet that wraps around the parent's PEs is invalid; a negative
+  // stride makes a team in reverse parent order (fill_team maps its PEs
+  // onto the DART team's ascending units).
   const long long last = static_cast<long long>(start) + static_cast<long long>(size - 1) * stride;
-  if (size < 1 || start < 0 || start >= parent->n_pes || (size > 1 && stride < 1) || last >= parent->n_pes) {
+  const auto triplet = "start " + std::to_string(start) + ", stride " + std::to_string(stride) + ", size " +
+                       std::to_string(size);
+  if (size < 1 || start < 0 || start >= parent->n_pes || last < 0 || last >= parent->n_pes) {
     fail(call, SHMEMX_ERR_ARG,
-         "start " + std::to_string(start) + ", stride " + std::to_string(stride) + ", size " + std::to_string(size) +
-             " do not name PEs of the parent team (" + std::to_string(parent->n_pes) + " PEs)");
+         triplet + " do not name PEs of the parent team (" + std::to_string(parent->n_pes) +
+             " PEs; a sequence may not wrap around)");
+    return -1;
+  }
+  if (stride == 0 && size > 1) {
+    fail(call, SHMEMX_ERR_ARG, triplet + ": a stride of 0 names one PE, so size must be 1");
     return -1;
   }
   std::vector<int> members;
@@ -801,6 +850,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
   c->options = options;
   c->owner = std::this_thread::get_id();
   c->mpi_pending.store(false);
+  c->in_session = false;
+  c->session_options = 0;
+  c->session_total_ops = SIZE_MAX;
   team->contexts.fetch_add(1);
   c->magic = kCtxMagic;
   {

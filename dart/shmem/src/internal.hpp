@@ -32,6 +32,12 @@ struct dart_shmem_team {
   int n_pes = 0;
   std::vector<int> world;    // team PE -> world PE
   std::vector<int> of_world; // world PE -> team PE, -1 for non-members
+  // Team PE -> unit of the DART team. DART numbers a team's units by
+  // ascending world PE; a team in another order (a negative stride of
+  // shmem_team_split_strided, or a team split from such a team) is
+  // `permuted`, and its collectives reorder blocks (coll.cpp, scan.cpp).
+  std::vector<int> dart_unit;
+  bool permuted = false;
   shmem_team_config_t config{};
   long config_mask = 0;
   bool predefined = false;
@@ -47,6 +53,11 @@ struct dart_shmem_ctx {
   // Set when an operation went through MPI (not load/store): only then
   // does a quiet need DART (a load/store quiet is one fence).
   std::atomic<bool> mpi_pending{false};
+  // The session (OpenSHMEM 1.6, session.cpp): its options (0: none
+  // started) and the total_ops hint (SIZE_MAX: not given).
+  long session_options = 0;
+  bool in_session = false;
+  std::size_t session_total_ops = SIZE_MAX;
 };
 
 namespace dshmem {
@@ -60,6 +71,9 @@ constexpr std::size_t kHeapAlign = std::size_t(2) << 20;
 struct State {
   bool initialized = false;
   bool finalized = false;
+  // shmem_init calls not yet matched by a shmem_finalize (OpenSHMEM 1.6:
+  // every finalize but the last matched one is a barrier).
+  int init_count = 0;
   bool owns_dart = false;  // shmem_init started DART (and so ends it)
   int me = -1;
   int npes = 0;

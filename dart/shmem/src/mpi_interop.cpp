@@ -14,8 +14,15 @@
 //                                  a holder; the provided level is MPI's.
 //   MPI_Finalize before            deferred: shmem_finalize finalises MPI
 //     shmem_finalize               once the runtime has stopped.
-//   shmem_finalize                 finalises MPI if OpenSHMEM initialised
-//                                  it and the program does not hold it.
+//   the last shmem_finalize        keeps MPI up when OpenSHMEM initialised
+//                                  it: MPI cannot be initialised twice in
+//                                  a process, and a later shmem_init
+//                                  (OpenSHMEM 1.6's counted initialisation)
+//                                  starts the runtime again on it. MPI is
+//                                  finalised when the process exits
+//                                  (release_at_exit), unless the program
+//                                  finalises it first (MPI_Finalize then
+//                                  is the MPI library's).
 //   anything else                  the MPI library's own routine.
 //
 // The runtime itself never owns MPI under OpenSHMEM: dart_init finds it
@@ -34,7 +41,7 @@ namespace dshmem::mpi_interop {
 namespace {
 
 std::mutex g_mutex;
-bool g_shmem_holds = false;      // shmem_init initialised MPI
+bool g_shmem_holds = false;      // shmem_init initialised MPI (held until exit)
 bool g_program_holds = false;    // the program called MPI_Init* while MPI was up for OpenSHMEM
 bool g_finalize_pending = false; // the program called MPI_Finalize while OpenSHMEM ran
 
@@ -48,7 +55,8 @@ bool hold() {
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
   if (finalized) {
-    std::fprintf(stderr, "shmem: shmem_init: MPI has been finalised; OpenSHMEM cannot start after MPI_Finalize\n");
+    std::fprintf(stderr, "shmem: shmem_init: MPI has been finalised; OpenSHMEM cannot start (or start again) after "
+                 "MPI_Finalize\n");
     return false;
   }
   if (initialized) return true;
@@ -63,11 +71,22 @@ bool hold() {
 
 void release() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const bool program_needs_mpi = g_program_holds && !g_finalize_pending;
-  const bool finalize = g_finalize_pending || (g_shmem_holds && !program_needs_mpi);
+  // The program's own MPI_Finalize, deferred while OpenSHMEM ran, is
+  // carried out now; after it OpenSHMEM cannot start again (hold() says
+  // so). Otherwise MPI stays up for a restart.
+  if (!g_finalize_pending) return;
   g_shmem_holds = false;
   g_finalize_pending = false;
-  if (finalize) PMPI_Finalize();
+  PMPI_Finalize();
+}
+
+void release_at_exit() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_shmem_holds) return;
+  g_shmem_holds = false;
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (!finalized) PMPI_Finalize();
 }
 
 }  // namespace dshmem::mpi_interop

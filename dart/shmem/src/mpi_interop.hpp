@@ -10,8 +10,12 @@ namespace dshmem::mpi_interop {
 // OpenSHMEM. False (logged) when MPI cannot be initialised.
 bool hold();
 
-// After the runtime stopped: finalises MPI unless the program still
-// holds it (it called MPI_Init itself and not yet MPI_Finalize).
+// After the runtime stopped: carries out the program's MPI_Finalize if it
+// was deferred while OpenSHMEM ran; otherwise MPI stays up, so that a
+// later shmem_init can start the runtime again.
 void release();
+// At process exit (after the last shmem_finalize): finalises MPI if
+// shmem_init initialised it and nobody has finalised it since.
+void release_at_exit();
 
 }  // namespace dshmem::mpi_interop

@@ -173,6 +173,51 @@ void strided(const char* call, shmem_ctx_t ctx, bool put, void* dest, const void
   if (!put) quiet(call, ctx);
 }
 
+// Interleaved block transfers (shmem_ibput, shmem_ibget): block k of
+// bsize elements moves between remote + k*rstride and local + k*lstride
+// (strides in elements). One transfer per block: a copy to or from a
+// mapped PE, one DART put or get otherwise, never one per element. The
+// whole remote range is checked before anything moves; a get completes
+// the context before it returns (the routine is blocking).
+void blocked(const char* call, shmem_ctx_t ctx, bool put, void* dest, const void* src, std::ptrdiff_t dst,
+             std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t size, int pe) {
+  const int w = checked_target(call, ctx, pe, put);
+  if (w < 0 || nblocks == 0 || bsize == 0) return;
+  if (dst < 0 || sst < 0 || static_cast<std::size_t>(dst) < bsize || static_cast<std::size_t>(sst) < bsize)
+    return fail(call, SHMEMX_ERR_ARG, "strides must be at least the block size (dst " + std::to_string(dst) +
+                                          ", sst " + std::to_string(sst) + ", bsize " + std::to_string(bsize) + ")");
+  if (put ? !src : !dest) return fail(call, SHMEMX_ERR_ARG, put ? "source is NULL" : "dest is NULL");
+  const auto rstride = static_cast<std::size_t>(put ? dst : sst);
+  const auto lstride = static_cast<std::size_t>(put ? sst : dst);
+  std::size_t block, reach, span;
+  if (__builtin_mul_overflow(nblocks - 1, rstride, &reach) || __builtin_add_overflow(reach, bsize, &reach))
+    return fail(call, SHMEMX_ERR_ARG, std::to_string(nblocks) + " blocks overflow the address space");
+  if (!bytes_of(call, bsize, size, &block) || !bytes_of(call, reach, size, &span)) return;
+  Remote r;
+  if (!remote(call, put ? dest : src, span, w, &r)) return;
+  char* local = static_cast<char*>(put ? const_cast<void*>(src) : dest);
+  for (std::size_t k = 0; k < nblocks; ++k) {
+    char* l = local + k * lstride * size;
+    const std::size_t roff = k * rstride * size;
+    if (r.direct) {
+      if (put) std::memcpy(r.direct + roff, l, block);
+      else std::memcpy(l, r.direct + roff, block);
+      continue;
+    }
+    dart_gptr_t g = r.g;
+    g.addr_or_offs.offset += roff;
+    const dart_ret_t ret = put ? dart_ctx_put(ctx->dart, g, l, block, DART_TYPE_BYTE)
+                               : dart_ctx_get(ctx->dart, l, g, block, DART_TYPE_BYTE);
+    if (ret != DART_OK) return dart_failed(call, ret);
+  }
+  if (r.direct) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return;
+  }
+  note_mpi(ctx);
+  if (!put) quiet(call, ctx);
+}
+
 bool valid_signal_op(const char* call, int sig_op) {
   if (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD) return true;
   fail(call, SHMEMX_ERR_ARG, "signal operation " + std::to_string(sig_op) + " is neither SHMEM_SIGNAL_SET nor ADD");
@@ -370,6 +415,50 @@ extern "C" {
 
 DART_SHMEM_RMA_TYPES(DSHMEM_DEF_RMA)
 DART_SHMEM_SIZES(DSHMEM_DEF_SIZED)
+
+// shmem_ibput/ibget (OpenSHMEM 1.6) and Sandia OpenSHMEM's shmemx_ names
+// for them, typed and sized, each with its context form.
+#define DSHMEM_DEF_IB_AS(PRE, NAME, T, SIZE)                                                                   \
+  void PRE##_##NAME##_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                            size_t nblocks, int pe) {                                                         \
+    blocked(#PRE "_" #NAME "_ibput", SHMEM_CTX_DEFAULT, true, dest, source, dst, sst, bsize, nblocks, SIZE,   \
+            pe);                                                                                              \
+  }                                                                                                           \
+  void PRE##_ctx_##NAME##_ibput(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                                size_t bsize, size_t nblocks, int pe) {                                       \
+    blocked(#PRE "_ctx_" #NAME "_ibput", ctx, true, dest, source, dst, sst, bsize, nblocks, SIZE, pe);        \
+  }                                                                                                           \
+  void PRE##_##NAME##_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                            size_t nblocks, int pe) {                                                         \
+    blocked(#PRE "_" #NAME "_ibget", SHMEM_CTX_DEFAULT, false, dest, source, dst, sst, bsize, nblocks, SIZE,  \
+            pe);                                                                                              \
+  }                                                                                                           \
+  void PRE##_ctx_##NAME##_ibget(shmem_ctx_t ctx, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                                size_t bsize, size_t nblocks, int pe) {                                       \
+    blocked(#PRE "_ctx_" #NAME "_ibget", ctx, false, dest, source, dst, sst, bsize, nblocks, SIZE, pe);       \
+  }
+#define DSHMEM_DEF_IB_TYPED(T, N) DSHMEM_DEF_IB_AS(shmem, N, T, sizeof(T)) DSHMEM_DEF_IB_AS(shmemx, N, T, sizeof(T))
+DART_SHMEM_RMA_TYPES(DSHMEM_DEF_IB_TYPED)
+
+#define DSHMEM_DEF_IB_SIZED_AS(PRE, B)                                                                         \
+  void PRE##_ibput##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,             \
+                      size_t nblocks, int pe) {                                                               \
+    blocked(#PRE "_ibput" #B, SHMEM_CTX_DEFAULT, true, dest, source, dst, sst, bsize, nblocks, B / 8, pe);    \
+  }                                                                                                           \
+  void PRE##_ctx_ibput##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                          size_t bsize, size_t nblocks, int pe) {                                             \
+    blocked(#PRE "_ctx_ibput" #B, ctx, true, dest, source, dst, sst, bsize, nblocks, B / 8, pe);              \
+  }                                                                                                           \
+  void PRE##_ibget##B(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,             \
+                      size_t nblocks, int pe) {                                                               \
+    blocked(#PRE "_ibget" #B, SHMEM_CTX_DEFAULT, false, dest, source, dst, sst, bsize, nblocks, B / 8, pe);   \
+  }                                                                                                           \
+  void PRE##_ctx_ibget##B(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,      \
+                          size_t bsize, size_t nblocks, int pe) {                                             \
+    blocked(#PRE "_ctx_ibget" #B, ctx, false, dest, source, dst, sst, bsize, nblocks, B / 8, pe);             \
+  }
+#define DSHMEM_DEF_IB_SIZED(B) DSHMEM_DEF_IB_SIZED_AS(shmem, B) DSHMEM_DEF_IB_SIZED_AS(shmemx, B)
+DART_SHMEM_SIZES(DSHMEM_DEF_IB_SIZED)
 DSHMEM_DEF_SIZED_AS(8, mem, 1)
 
 // OpenSHMEM 1.6: an update of a remote signal alone, ordered and completed

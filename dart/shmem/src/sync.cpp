@@ -24,7 +24,12 @@ bool ivars_gptr(const char* call, const void* ivars, std::size_t nelems, std::si
     fail(call, SHMEMX_ERR_ARG, "nelems overflows");
     return false;
   }
-  return local_gptr(call, ivars, bytes ? bytes : size, g);
+  // An empty set (OpenSHMEM 1.6: _test_all returns 1 for it, _any finds
+  // nothing, _some none) reads no element, so ivars may be anything, even
+  // NULL: DART is handed the caller's heap start, which it does not read
+  // for zero elements.
+  if (nelems == 0) return local_gptr(call, st.heap_base, 1, g);
+  return local_gptr(call, ivars, bytes, g);
 }
 
 template <class T>
@@ -99,13 +104,13 @@ using namespace dshmem;
     return count;                                                                                             \
   }                                                                                                           \
   void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp,                 \
-                                         T* cmp_values) {                                                     \
+                                         const T* cmp_values) {                                                     \
     dart_gptr_t g;                                                                                            \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_wait_until_all_vector", ivars, nelems, cmp, g)) return;                 \
     dart_wait_until_all_vector(g, nelems, status, static_cast<dart_cmp_t>(cmp), cmp_values, Kind<T>::type);   \
   }                                                                                                           \
   size_t shmem_##N##_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp,               \
-                                           T* cmp_values) {                                                   \
+                                           const T* cmp_values) {                                                   \
     dart_gptr_t g;                                                                                            \
     size_t index = SIZE_MAX;                                                                                  \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_wait_until_any_vector", ivars, nelems, cmp, g)) return SIZE_MAX;        \
@@ -114,7 +119,7 @@ using namespace dshmem;
     return index;                                                                                             \
   }                                                                                                           \
   size_t shmem_##N##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status,      \
-                                            int cmp, T* cmp_values) {                                         \
+                                            int cmp, const T* cmp_values) {                                         \
     dart_gptr_t g;                                                                                            \
     size_t count = 0;                                                                                         \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_wait_until_some_vector", ivars, nelems, cmp, g)) return 0;              \
@@ -152,7 +157,7 @@ using namespace dshmem;
                          &count);                                                                             \
     return count;                                                                                             \
   }                                                                                                           \
-  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {       \
+  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {       \
     dart_gptr_t g;                                                                                            \
     int32_t r = 0;                                                                                            \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_test_all_vector", ivars, nelems, cmp, g)) return 0;                     \
@@ -160,7 +165,7 @@ using namespace dshmem;
                                &r);                                                                           \
     return r ? 1 : 0;                                                                                         \
   }                                                                                                           \
-  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {    \
+  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {    \
     dart_gptr_t g;                                                                                            \
     size_t index = SIZE_MAX;                                                                                  \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_test_any_vector", ivars, nelems, cmp, g)) return SIZE_MAX;              \
@@ -169,7 +174,7 @@ using namespace dshmem;
     return index;                                                                                             \
   }                                                                                                           \
   size_t shmem_##N##_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,   \
-                                      T* cmp_values) {                                                        \
+                                      const T* cmp_values) {                                                        \
     dart_gptr_t g;                                                                                            \
     size_t count = 0;                                                                                         \
     if (!DSHMEM_WAIT_OK("shmem_" #N "_test_some_vector", ivars, nelems, cmp, g)) return 0;                    \
@@ -290,19 +295,19 @@ size_t shmem_ushort_wait_until_some(unsigned short* ivars, size_t nelems, size_t
   return out;
 }
 void shmem_ushort_wait_until_all_vector(unsigned short* ivars, size_t nelems, const int* status, int cmp,
-                                        unsigned short* cmp_values) {
+                                        const unsigned short* cmp_values) {
   const size_t want = included(nelems, status);
   DSHMEM_USHORT_WAIT("shmem_ushort_wait_until_all_vector", n == want, cmp_values, true, nullptr)
 }
 size_t shmem_ushort_wait_until_any_vector(unsigned short* ivars, size_t nelems, const int* status, int cmp,
-                                          unsigned short* cmp_values) {
+                                          const unsigned short* cmp_values) {
   if (included(nelems, status) == 0) return SIZE_MAX;
   size_t out = SIZE_MAX;
   DSHMEM_USHORT_WAIT("shmem_ushort_wait_until_any_vector", (out = first) != SIZE_MAX, cmp_values, true, nullptr)
   return out;
 }
 size_t shmem_ushort_wait_until_some_vector(unsigned short* ivars, size_t nelems, size_t* indices, const int* status,
-                                           int cmp, unsigned short* cmp_values) {
+                                           int cmp, const unsigned short* cmp_values) {
   if (included(nelems, status) == 0) return 0;
   size_t out = 0;
   DSHMEM_USHORT_WAIT("shmem_ushort_wait_until_some_vector", (out = n) > 0, cmp_values, true, indices)
@@ -326,20 +331,20 @@ size_t shmem_ushort_test_some(unsigned short* ivars, size_t nelems, size_t* indi
   return n;
 }
 int shmem_ushort_test_all_vector(unsigned short* ivars, size_t nelems, const int* status, int cmp,
-                                 unsigned short* cmp_values) {
+                                 const unsigned short* cmp_values) {
   size_t n, first;
   return ushort_test("shmem_ushort_test_all_vector", ivars, nelems, status, cmp, cmp_values, true, nullptr, &n,
                      &first) &&
          n == included(nelems, status);
 }
 size_t shmem_ushort_test_any_vector(unsigned short* ivars, size_t nelems, const int* status, int cmp,
-                                    unsigned short* cmp_values) {
+                                    const unsigned short* cmp_values) {
   size_t n, first;
   ushort_test("shmem_ushort_test_any_vector", ivars, nelems, status, cmp, cmp_values, true, nullptr, &n, &first);
   return first;
 }
 size_t shmem_ushort_test_some_vector(unsigned short* ivars, size_t nelems, size_t* indices, const int* status, int cmp,
-                                     unsigned short* cmp_values) {
+                                     const unsigned short* cmp_values) {
   size_t n, first;
   ushort_test("shmem_ushort_test_some_vector", ivars, nelems, status, cmp, cmp_values, true, indices, &n, &first);
   return n;

@@ -1,6 +1,9 @@
 // Runtime configuration: every environment variable the runtime reads,
-// parsed once by dart_init into one Config. The README lists the same
-// variables; keep both in step.
+// parsed once by dart_init into one Config. docs/environment.md lists the same
+// variables; the docs build fails when the two differ (docs/tools/check_env.py).
+// The information command (oshmem_info) lists them with their defaults from
+// dart/shmem/src/info.cpp; test info_lists_every_variable fails when a name
+// read here is missing there.
 #pragma once
 
 #include <cstddef>
@@ -111,7 +114,7 @@ struct Config {
   // host's /dev/shm once it is gone, however it ended, and says how it ended.
   std::string job_channel;
 
-  // The job's stdin path (stdin/; README "stdin path and dartrun"). Every
+  // The job's stdin path (stdin/; docs/stdin.md "stdin path and dartrun"). Every
   // unit reads these, but only unit 0's count: it decides and broadcasts.
   //
   // DART_STDIN = auto | on | off (any case). Auto sets the path up when

@@ -42,7 +42,7 @@
 // longer at 1 MiB (tests/perf/bench_collectives, MPI column, 2 runs each).
 // A user's own setting is kept.
 //
-// MPICH 4.0 over UCX needs UCX_MEM_MMAP_HOOK_MODE=none (README, "Working
+// MPICH 4.0 over UCX needs UCX_MEM_MMAP_HOOK_MODE=none (docs/mpi-workarounds.md, "Working
 // around the MPI"), but UCX reads its configuration in its own library
 // constructor, which runs before libdart's: dartrun and the test harness
 // set it at launch instead.

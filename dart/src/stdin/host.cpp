@@ -1,4 +1,4 @@
-// The job's stdin path, start to stop (stdin/host.hpp; README "stdin path
+// The job's stdin path, start to stop (stdin/host.hpp; docs/stdin.md "stdin path
 // and dartrun"). This file wires the pieces together:
 //   plan.hpp        unit 0 decides from its configuration, and broadcasts;
 //   fd0.hpp         every unit's fd 0 becomes a pipe (target) or /dev/null;

@@ -1,4 +1,4 @@
-// The job's stdin path (README "stdin path and dartrun", issue 8).
+// The job's stdin path (docs/stdin.md "stdin path and dartrun", issue 8).
 //
 // Unit 0, the unit every launcher hands its stdin to, hosts a PMIx shim
 // server. The server reads the launcher's stdin (plain mpirun/mpiexec) or
@@ -8,7 +8,7 @@
 // private communicator. Configuration: DART_STDIN, DART_STDIN_TARGET,
 // DART_STDIN_SERVER, DART_STDIN_RENDEZVOUS, DART_STDIN_SECRET,
 // DART_STDIN_HIGH_WATER, DART_STDIN_LOW_WATER, read into Config by
-// read_config (core/config.hpp; README, "stdin path and dartrun").
+// read_config (core/config.hpp; docs/stdin.md, "stdin path and dartrun").
 #pragma once
 
 namespace dart {

@@ -1,4 +1,4 @@
-// Unit 0's side of dartrun's TCP rendezvous (README "stdin path and
+// Unit 0's side of dartrun's TCP rendezvous (docs/stdin.md "stdin path and
 // dartrun"). dartrun listens on TCP and names its addresses and port in
 // DART_STDIN_RENDEZVOUS ("tcp:A1,A2,...:PORT"); unit 0 connects to the first
 // that answers, starts its stdin server on the local address of that

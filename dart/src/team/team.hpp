@@ -394,7 +394,7 @@ class Team {
   bool on_one_host_ = true;
   bool load_store_ = true;
   // Node rank -> team rank and team rank -> global unit. Both are kept as a
-  // formula when they follow one (README, "Metadata"), so a team costs
+  // formula when they follow one (docs/metadata.md, "Metadata"), so a team costs
   // O(units on the node) plus O(1), not O(units in the team).
   RankMap node_members_;
   RankMap members_;

@@ -1,6 +1,6 @@
 // dartrun: run a DART program under mpirun (Open MPI) or mpiexec (MPICH
 // hydra) and feed it this process's stdin through the PMIx shim instead of
-// the launcher's own stdin forwarding. README "stdin path and dartrun".
+// the launcher's own stdin forwarding. docs/stdin.md "stdin path and dartrun".
 //
 //   dartrun [--stdin TARGET] [--rendezvous MODE] [--launcher PATH] [--stats]
 //           [--] LAUNCHER-ARGS...
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
   for (const char *v : {"DART_STDIN_SERVER", "DART_STDIN_RENDEZVOUS", "DART_STDIN_HOST", "DART_EXIT_REPORT_DIR"})
     ::unsetenv(v);
   // MPICH 4.0 over UCX: UCX's madvise hook can segfault in a thread that
-  // ends while other threads use RMA (README, "Working around the MPI").
+  // ends while other threads use RMA (docs/mpi-workarounds.md, "Working around the MPI").
   // UCX reads the setting in its own constructor, before any library of
   // ours could set it, so it belongs to the launch. A value the user set wins.
   if (flavor == Flavor::hydra) ::setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 0);

@@ -1,4 +1,4 @@
-// dartrun's exit status, the same under both launchers (README "stdin path
+// dartrun's exit status, the same under both launchers (docs/stdin.md "stdin path
 // and dartrun"): the rule, hydra's per-unit status line and the exit codes
 // units report themselves. Nothing here needs a launcher, so
 // tests/stdin/test_dartrun.cpp runs it in one process.

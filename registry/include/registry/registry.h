@@ -124,6 +124,8 @@ REGISTRY_C_API void registry_values_free(registry_value_t *values);
 REGISTRY_C_API int registry_index(registry_t reg, const char *segment, char ***tokens);
 REGISTRY_C_API void registry_tokens_free(char **tokens);
 
+/* A static, human-readable description of a return code ("unknown error
+ * code" for one that is not); never NULL, not to be freed. */
 REGISTRY_C_API const char *registry_strerror(int code);
 
 #ifdef __cplusplus

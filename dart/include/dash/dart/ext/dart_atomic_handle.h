@@ -28,9 +28,15 @@
 extern "C" {
 #endif
 
+/* As dart_fetch_and_op (*result = the value at gptr, then the value at
+ * gptr = value op *result, atomically), and *handle completes it. Not
+ * collective; thread safety as dart_fetch_and_op. */
 dart_ret_t dart_fetch_and_op_handle(dart_gptr_t gptr, const void* value, void* result, dart_datatype_t dtype,
                                     dart_operation_t op, dart_handle_t* handle) DART_NOTHROW;
 
+/* As dart_compare_and_swap (*result = the value at gptr, replaced by *value
+ * when it equals *compare, atomically), and *handle completes it. Not
+ * collective; thread safety as dart_compare_and_swap. */
 dart_ret_t dart_compare_and_swap_handle(dart_gptr_t gptr, const void* value, const void* compare, void* result,
                                         dart_datatype_t dtype, dart_handle_t* handle) DART_NOTHROW;
 

@@ -115,7 +115,7 @@ done
 # Across the rig's simulated hosts (2 hosts x 2 units on this machine's
 # cores; needs root): bench_collectives as chosen, and with every bcast and
 # reduction through the node leaders (on) and never (off), the table behind
-# through_leaders in dart/src/coll/dart_communication_coll.cpp. The hosts
+# through_leaders in dart/src/coll/leaders.cpp. The hosts
 # share the CPUs, so MPI yields when idle as on an oversubscribed node
 # (without it MPI_Barrier took 15 ms at 2 x 2 and the run timed out).
 for h in auto on off; do

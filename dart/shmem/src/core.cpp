@@ -2,6 +2,7 @@
 #include "internal.hpp"
 #include "globals.hpp"
 #include "mpi_interop.hpp"
+#include "range_allocator.hpp"
 #include "startup.hpp"
 
 #include <dash/dart/ext/dart_direct.h>
@@ -11,7 +12,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <mutex>
 #include <optional>
 
@@ -38,91 +38,10 @@ std::vector<dart_shmem_ctx*> g_live_ctxs;
 // The symmetric heap's allocator. Every PE calls the collective routines
 // in the same order with the same arguments (checked), so every PE's
 // allocator makes the same choices and an object has one offset on all.
-class Allocator {
- public:
-  void reset(std::size_t total) {
-    free_.clear();
-    used_.clear();
-    in_use_ = 0;
-    if (total) free_[0] = total;
-  }
-  // First fit; std::nullopt when no free block is large enough.
-  std::optional<std::size_t> allocate(std::size_t bytes, std::size_t align) {
-    bytes = round_up(std::max<std::size_t>(bytes, 1), kGranule);
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-      const std::size_t off = it->first, len = it->second;
-      const std::size_t at = round_up(off, align);
-      if (at < off || at - off > len || len - (at - off) < bytes) continue;
-      free_.erase(it);
-      if (at > off) free_[off] = at - off;
-      if (off + len > at + bytes) free_[at + bytes] = off + len - (at + bytes);
-      used_[at] = bytes;
-      in_use_ += bytes;
-      return at;
-    }
-    return std::nullopt;
-  }
-  // Bytes of the block at `off`, 0 when no block starts there.
-  [[nodiscard]] std::size_t size_of(std::size_t off) const {
-    const auto it = used_.find(off);
-    return it == used_.end() ? 0 : it->second;
-  }
-  // Grows or shrinks the block at `off` in place when the space after it
-  // allows; false otherwise (nothing changed).
-  bool resize(std::size_t off, std::size_t bytes) {
-    bytes = round_up(std::max<std::size_t>(bytes, 1), kGranule);
-    const auto it = used_.find(off);
-    if (it == used_.end()) return false;
-    const std::size_t old = it->second;
-    if (bytes <= old) {
-      it->second = bytes;
-      in_use_ -= old - bytes;
-      if (old > bytes) give_back(off + bytes, old - bytes);
-      return true;
-    }
-    const auto next = free_.find(off + old);
-    if (next == free_.end() || next->second < bytes - old) return false;
-    const std::size_t rest = next->second - (bytes - old);
-    free_.erase(next);
-    if (rest) free_[off + bytes] = rest;
-    it->second = bytes;
-    in_use_ += bytes - old;
-    return true;
-  }
-  void release(std::size_t off) {
-    const auto it = used_.find(off);
-    const std::size_t len = it->second;
-    used_.erase(it);
-    in_use_ -= len;
-    give_back(off, len);
-  }
-  [[nodiscard]] std::size_t in_use() const { return in_use_; }
-
- private:
-  // Every block is a multiple of 64 bytes, on a 64-byte boundary: a cache
-  // line (no false sharing between objects) and any type's alignment.
-  static constexpr std::size_t kGranule = 64;
-  static std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-  void give_back(std::size_t off, std::size_t len) {
-    auto next = free_.lower_bound(off);
-    if (next != free_.end() && off + len == next->first) {
-      len += next->second;
-      next = free_.erase(next);
-    }
-    if (next != free_.begin()) {
-      auto prev = std::prev(next);
-      if (prev->first + prev->second == off) {
-        prev->second += len;
-        return;
-      }
-    }
-    free_[off] = len;
-  }
-  std::map<std::size_t, std::size_t> free_;  // offset -> bytes
-  std::map<std::size_t, std::size_t> used_;  // offset -> bytes
-  std::size_t in_use_ = 0;
-};
-Allocator g_heap;
+// Every block is a multiple of 64 bytes, on a 64-byte boundary (allocate()
+// asks for at least that alignment): a cache line (no false sharing
+// between objects) and any type's alignment.
+dart::RangeAllocator g_heap(0, 64);
 
 void init_world_team() {
   dart_shmem_team& w = dart_shmem_team_world_;
@@ -694,13 +613,12 @@ void shmem_free(void* ptr) {
   const long long mine = off ? static_cast<long long>(*off) : -2;
   if (!agree(call, {mine})) return;
   if (!ptr) return;
-  if (!off || g_heap.size_of(*off) == 0) {
+  if (!off || !g_heap.release(*off)) {
     fail(call, SHMEMX_ERR_ADDRESS,
          "address " + hex(ptr) +
              " is not a block of the symmetric heap (not from shmem_malloc, or freed already)");
     return;
   }
-  g_heap.release(*off);
 }
 
 void* shmem_realloc(void* ptr, size_t size) {
@@ -715,20 +633,20 @@ void* shmem_realloc(void* ptr, size_t size) {
   const auto off = heap_offset(ptr);
   const long long mine = off ? static_cast<long long>(*off) : -2;
   if (!agree(call, {mine, static_cast<long long>(size)})) return nullptr;
-  if (!off || g_heap.size_of(*off) == 0) {
+  const std::optional<std::size_t> old = off ? g_heap.block_size(*off) : std::nullopt;
+  if (!old) {
     fail(call, SHMEMX_ERR_ADDRESS,
          "address " + hex(ptr) + " is not a block of the symmetric heap");
     return nullptr;
   }
   if (g_heap.resize(*off, size)) return ptr;
-  const std::size_t old = g_heap.size_of(*off);
   const auto fresh = g_heap.allocate(size, 64);
   if (!fresh) {
     fail(call, SHMEMX_ERR_NOMEM, "the symmetric heap has no free block of " + std::to_string(size) + " bytes");
     return nullptr;
   }
-  std::memcpy(st.heap_base + *fresh, ptr, std::min(old, size));
-  g_heap.release(*off);
+  std::memcpy(st.heap_base + *fresh, ptr, std::min(*old, size));
+  (void)g_heap.release(*off);  // a live block: block_size() found it
   // No PE may write into the new block before its owner has copied.
   dart_barrier(DART_TEAM_ALL);
   return st.heap_base + *fresh;

@@ -65,7 +65,7 @@ enum class Call : std::uint8_t {
   TeamMemregister,
   RegisterGlobals,
   // A step of a team across nodes: the call itself is in the agreement
-  // packet the units of a node meet to combine (dart_communication_coll.cpp).
+  // packet the units of a node meet to combine (allreduce_packet, coll/agreement.cpp).
   NodeStep,
   TeamCreate,
   Exit,

@@ -53,7 +53,7 @@ struct Config {
   // team of several units starts with one agreement allreduce, so that bad
   // or mismatched arguments on some units fail the call on all of them
   // instead of stranding the others; small calls travel inside it (see
-  // coll/dart_communication_coll.cpp). 0 calls MPI directly, as MPI itself behaves.
+  // coll/agreement.hpp). 0 calls MPI directly, as MPI itself behaves.
   bool collective_checks = true;
 
   // DART_COLLECTIVE_TIMEOUT: seconds a member of a team on one node waits
@@ -76,7 +76,7 @@ struct Config {
   // on each node, one MPI call among one unit per node) or with one MPI
   // call over the whole team. auto (default) chooses per call and size by
   // the measurements written where the choice is made (through_leaders in
-  // coll/dart_communication_coll.cpp); on and off force one way, to measure
+  // coll/leaders.cpp); on and off force one way, to measure
   // the other on a given cluster. Must be the same on every unit.
   enum class Hierarchy { Auto, On, Off };
   Hierarchy collective_hierarchy = Hierarchy::Auto;

@@ -350,6 +350,11 @@ void active_broadcast(const char* call, void* dest, const void* source, std::siz
     // dart_bcast only reads there.
     quiet_all(call);
     if (nelems == 0) return;
+    if (pull_path(source, nelems * size)) {
+      // The root's dest stays as it is here too: only the others copy.
+      (void)pull_broadcast(call, DART_TEAM_ALL, dest, source, nelems * size, root);
+      return;
+    }
     const Units u = units_of(nelems * size);
     void* buf = set.index == root ? const_cast<void*>(source) : dest;
     (void)finish(call, dart_bcast(buf, u.count, u.type, dart_team_unit_t{root}, DART_TEAM_ALL));

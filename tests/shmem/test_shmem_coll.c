@@ -90,7 +90,28 @@ static void large(void) {
     for (int i = 0; i < BIG - 3 * p; ++i, ++at)
       if (ldst[at] != p * 1000003L + i) bad = 1;
   CHECK(!bad && at == total, "large collect with counts BIG - 3p: wrong data");
+  /* fcollect: BIG / npes longs each, team and active-set forms */
+  const int per = BIG / npes;
+  for (int form = 0; form < 2; ++form) {
+    for (int i = 0; i < per; ++i) lsrc[i] = me * 1000003L + i + form;
+    if (form == 0) {
+      CHECK(shmem_long_fcollect(SHMEM_TEAM_WORLD, ldst, lsrc, (size_t)per) == 0, "large fcollect failed");
+    } else {
+      static long csync[SHMEM_COLLECT_SYNC_SIZE];
+      for (int i = 0; i < SHMEM_COLLECT_SYNC_SIZE; ++i) csync[i] = SHMEM_SYNC_VALUE;
+      shmem_barrier_all();
+      shmem_fcollect64(ldst, lsrc, (size_t)per, 0, 0, npes, csync);
+    }
+    bad = 0;
+    for (int p = 0; p < npes; ++p)
+      for (int i = 0; i < per; ++i)
+        if (ldst[p * per + i] != p * 1000003L + i + form) bad = 1;
+    CHECK(!bad, "large fcollect (%s): wrong data", form ? "fcollect64" : "team");
+    shmem_barrier_all();
+  }
   /* the reversed world team: team PE k is world PE npes - 1 - k */
+  for (int i = 0; i < BIG; ++i) lsrc[i] = me * 1000003L + i;
+  shmem_barrier_all();
   shmem_team_t rev;
   CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0, "reversed split failed");
   if (rev != SHMEM_TEAM_INVALID) {

@@ -58,7 +58,7 @@ std::size_t unit(shmem_team_t team, std::size_t k) {
   return static_cast<std::size_t>(team->dart_unit[k]);
 }
 
-// Large broadcasts and collects between PEs that all map each other's
+// Large broadcasts, collects and fcollects between PEs that all map each other's
 // memory pull: every PE copies the others' symmetric source straight into
 // its dest, in parallel, between two synchronisations, one copy per byte.
 // DART's collectives take arbitrary local buffers, so on a node they pass
@@ -105,6 +105,14 @@ int broadcast(const char* call, shmem_team_t team, void* dest, const void* sourc
 int fcollect(const char* call, shmem_team_t team, void* dest, const void* source, std::size_t bytes) {
   if (!valid_team_member(call, team)) return -1;
   if (bytes == 0) return 0;
+  const auto n_all = static_cast<std::size_t>(team->n_pes);
+  if (pull_path(source, bytes)) {
+    dart_ret_t ret = dart_barrier(team->dart);  // every source is ready
+    if (ret != DART_OK) return finish(call, ret);
+    for (std::size_t k = 0; k < n_all; ++k)
+      std::memcpy(static_cast<char*>(dest) + k * bytes, heap_direct(source, bytes, team->world[k]), bytes);
+    return finish(call, dart_barrier(team->dart));  // nobody reads this PE's source any more
+  }
   const Units u = units_of(bytes);
   if (!team->permuted) return finish(call, dart_allgather(source, dest, u.count, u.type, team->dart));
   const auto n = static_cast<std::size_t>(team->n_pes);

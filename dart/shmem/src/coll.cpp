@@ -71,7 +71,7 @@ std::size_t unit(shmem_team_t team, std::size_t k) {
 // specification requires it), and source is symmetric on every PE or on
 // none in a correct program; a program that passes private memory on some
 // PEs only is told so by DART, whose node collectives compare the calls.
-constexpr std::size_t kPullMin = 16384;
+constexpr std::size_t kPullMin = 4096;
 
 bool pull_path(const void* source, std::size_t bytes) {
   return st.cpu_atomics && bytes >= kPullMin && heap_direct(source, bytes, st.me) != nullptr;

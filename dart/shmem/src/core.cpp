@@ -911,17 +911,19 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* target_pes, size_t npes) {
   constexpr const char* call = "shmem_ctx_pe_quiet";
   if (!require_init(call) || !valid_ctx(call, ctx)) return;
   if (npes > 0 && !target_pes) return fail(call, SHMEMX_ERR_ARG, "target_pes is NULL");
-  std::vector<int> world(npes);
+  // Every PE is checked before anything completes; no allocation, since
+  // on one node the routine is the fence alone and costs what quiet does.
   for (size_t k = 0; k < npes; ++k)
-    if ((world[k] = world_pe(call, ctx, target_pes[k])) < 0) return;
+    if (world_pe(call, ctx, target_pes[k]) < 0) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!ctx->mpi_pending.load(std::memory_order_relaxed)) return;
   if (ctx != SHMEM_CTX_DEFAULT) return quiet(call, ctx);
-  std::vector<dart_gptr_t> segments{st.heap};
-  if (st.have_globals) segments.push_back(st.glob);
-  for (const int w : world)
-    for (dart_gptr_t g : segments) {
-      g.unitid = w;
+  const dart_gptr_t segments[2] = {st.heap, st.glob};
+  const int n_segments = st.have_globals ? 2 : 1;
+  for (size_t k = 0; k < npes; ++k)
+    for (int i = 0; i < n_segments; ++i) {
+      dart_gptr_t g = segments[i];
+      g.unitid = world_pe(call, ctx, target_pes[k]);
       const dart_ret_t ret = dart_flush(g);
       if (ret != DART_OK) return dart_failed(call, ret);
     }

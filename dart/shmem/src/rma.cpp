@@ -132,6 +132,34 @@ int checked_target(const char* call, shmem_ctx_t ctx, int pe, bool store) {
   if (bytes_of(call, nelems, size, &bytes)) get_bytes_ctx(call, ctx, dest, src, bytes, pe, nbi);
 }
 
+// Moves `count` blocks of `block` bytes between local + k*lstride*size
+// and the resolved remote address + k*rstride*size (strides in elements):
+// a copy each to or from a mapped PE, one DART put or get each otherwise.
+// A get is blocking: it completes the context before returning.
+void move_blocks(const char* call, shmem_ctx_t ctx, bool put, const Remote& r, char* local, std::size_t lstride,
+                 std::size_t rstride, std::size_t size, std::size_t block, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) {
+    char* l = local + k * lstride * size;
+    const std::size_t roff = k * rstride * size;
+    if (r.direct) {
+      if (put) std::memcpy(r.direct + roff, l, block);
+      else std::memcpy(l, r.direct + roff, block);
+      continue;
+    }
+    dart_gptr_t g = r.g;
+    g.addr_or_offs.offset += roff;
+    const dart_ret_t ret = put ? dart_ctx_put(ctx->dart, g, l, block, DART_TYPE_BYTE)
+                               : dart_ctx_get(ctx->dart, l, g, block, DART_TYPE_BYTE);
+    if (ret != DART_OK) return dart_failed(call, ret);
+  }
+  if (r.direct) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return;
+  }
+  note_mpi(ctx);
+  if (!put) quiet(call, ctx);
+}
+
 // Strided transfers: element i moves between remote + i*rstride and
 // local + i*lstride (strides in elements). Both ends of the remote range
 // are checked before anything moves.
@@ -149,28 +177,8 @@ void strided(const char* call, shmem_ctx_t ctx, bool put, void* dest, const void
   if (!bytes_of(call, (nelems - 1) * static_cast<std::size_t>(rstride) + 1, size, &span)) return;
   Remote r;
   if (!remote(call, rbase, span, w, &r)) return;
-  char* local = static_cast<char*>(put ? const_cast<void*>(src) : dest);
-  for (std::size_t i = 0; i < nelems; ++i) {
-    char* l = local + i * static_cast<std::size_t>(lstride) * size;
-    const std::size_t roff = i * static_cast<std::size_t>(rstride) * size;
-    if (r.direct) {
-      if (put) std::memcpy(r.direct + roff, l, size);
-      else std::memcpy(l, r.direct + roff, size);
-      continue;
-    }
-    dart_gptr_t g = r.g;
-    g.addr_or_offs.offset += roff;
-    const dart_ret_t ret = put ? dart_ctx_put(ctx->dart, g, l, size, DART_TYPE_BYTE)
-                               : dart_ctx_get(ctx->dart, l, g, size, DART_TYPE_BYTE);
-    if (ret != DART_OK) return dart_failed(call, ret);
-  }
-  if (r.direct) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return;
-  }
-  note_mpi(ctx);
-  // A strided get is blocking: complete it (and with it the context).
-  if (!put) quiet(call, ctx);
+  move_blocks(call, ctx, put, r, static_cast<char*>(put ? const_cast<void*>(src) : dest),
+              static_cast<std::size_t>(lstride), static_cast<std::size_t>(rstride), size, size, nelems);
 }
 
 // Interleaved block transfers (shmem_ibput, shmem_ibget): block k of
@@ -195,27 +203,8 @@ void blocked(const char* call, shmem_ctx_t ctx, bool put, void* dest, const void
   if (!bytes_of(call, bsize, size, &block) || !bytes_of(call, reach, size, &span)) return;
   Remote r;
   if (!remote(call, put ? dest : src, span, w, &r)) return;
-  char* local = static_cast<char*>(put ? const_cast<void*>(src) : dest);
-  for (std::size_t k = 0; k < nblocks; ++k) {
-    char* l = local + k * lstride * size;
-    const std::size_t roff = k * rstride * size;
-    if (r.direct) {
-      if (put) std::memcpy(r.direct + roff, l, block);
-      else std::memcpy(l, r.direct + roff, block);
-      continue;
-    }
-    dart_gptr_t g = r.g;
-    g.addr_or_offs.offset += roff;
-    const dart_ret_t ret = put ? dart_ctx_put(ctx->dart, g, l, block, DART_TYPE_BYTE)
-                               : dart_ctx_get(ctx->dart, l, g, block, DART_TYPE_BYTE);
-    if (ret != DART_OK) return dart_failed(call, ret);
-  }
-  if (r.direct) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return;
-  }
-  note_mpi(ctx);
-  if (!put) quiet(call, ctx);
+  move_blocks(call, ctx, put, r, static_cast<char*>(put ? const_cast<void*>(src) : dest), lstride, rstride, size,
+              block, nblocks);
 }
 
 bool valid_signal_op(const char* call, int sig_op) {

@@ -38,14 +38,18 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <thread>
 
 namespace dart::activity {
 
 // Set while a progress thread runs.
 extern std::atomic<bool> tracked;
-// Marked MPI calls under way, on any thread of this process.
-extern std::atomic<int> in_mpi;
+// Marked MPI calls: the low kFinished bits count those under way, on any
+// thread of this process; the bits above count those finished (the
+// progress thread's back-off reads both, core/progress.cpp).
+constexpr std::uint64_t kFinished = std::uint64_t(1) << 24;
+extern std::atomic<std::uint64_t> in_mpi;
 // Set while the progress thread polls.
 extern std::atomic<bool> polling;
 
@@ -64,7 +68,7 @@ class InMpi {
     }
   }
   ~InMpi() {
-    if (counted_) in_mpi.fetch_sub(1, std::memory_order_release);
+    if (counted_) in_mpi.fetch_add(kFinished - 1, std::memory_order_release);
   }
   InMpi(const InMpi&) = delete;
   InMpi& operator=(const InMpi&) = delete;
@@ -74,12 +78,20 @@ class InMpi {
 };
 
 // For the progress thread: runs `poll` unless a marked MPI call is under
-// way (then the thread skips this turn).
+// way (then the thread skips this turn). Returns whether it polled, and
+// the count of finished marked calls it saw.
+struct Turn {
+  bool polled;
+  std::uint64_t finished;
+};
 template <class Poll>
-void poll_unless_in_mpi(Poll&& poll) {
+Turn poll_unless_in_mpi(Poll&& poll) {
   polling.store(true, std::memory_order_seq_cst);
-  if (in_mpi.load(std::memory_order_seq_cst) <= 0) poll();
+  const std::uint64_t v = in_mpi.load(std::memory_order_seq_cst);
+  const bool free = (v & (kFinished - 1)) == 0;
+  if (free) poll();
   polling.store(false, std::memory_order_release);
+  return {free, v / kFinished};
 }
 
 }  // namespace dart::activity

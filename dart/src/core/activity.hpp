@@ -77,18 +77,21 @@ class InMpi {
   bool counted_;
 };
 
-// Marked MPI calls finished so far (wraps after 2^40; compare for change).
-inline std::uint64_t finished_calls() noexcept { return in_mpi.load(std::memory_order_acquire) / kFinished; }
-
 // For the progress thread: runs `poll` unless a marked MPI call is under
-// way (then the thread skips this turn). Returns whether it polled.
+// way (then the thread skips this turn). Returns whether it polled, and
+// the count of finished marked calls it saw.
+struct Turn {
+  bool polled;
+  std::uint64_t finished;
+};
 template <class Poll>
-bool poll_unless_in_mpi(Poll&& poll) {
+Turn poll_unless_in_mpi(Poll&& poll) {
   polling.store(true, std::memory_order_seq_cst);
-  const bool free = (in_mpi.load(std::memory_order_seq_cst) & (kFinished - 1)) == 0;
+  const std::uint64_t v = in_mpi.load(std::memory_order_seq_cst);
+  const bool free = (v & (kFinished - 1)) == 0;
   if (free) poll();
   polling.store(false, std::memory_order_release);
-  return free;
+  return {free, v / kFinished};
 }
 
 }  // namespace dart::activity

@@ -57,46 +57,45 @@ ProgressThread::~ProgressThread() {
 
 void ProgressThread::run() {
   ProgressPoller poller(comm_);
-  // The thread polls only for a unit that has made no marked MPI call for
-  // a whole turn, and never at the same time as another thread's MPI call
-  // for DART (core/activity.hpp). A unit that finished an MPI call since
-  // the last turn drives its own progress: every MPI call of this process
-  // progresses all its windows and communicators. There a poll only costs.
-  // Open MPI 4.1 across 2 rig hosts x 1 (osc/ucx, 2 units and 2 threads
-  // on 2 cores), bench_gups --updates 2000, dart_fetch_and_op + dart_flush
-  // per update: 1.7-2.5 s a round when the thread polled whenever the
-  // unit was between two calls, 0.17-0.22 s when it skips such a unit
-  // (0.21 with a thread that never polls). A poll that loses its CPU there
-  // holds osc/ucx's worker lock while both units wait for it.
+  // Never at the same time as another thread's MPI call for DART
+  // (core/activity.hpp).
   //
-  // Four turns in a row that skip a busy unit double the wait before the
-  // next, up to kMaxBackoff times the interval; a turn that finds the unit
-  // idle returns to the interval. Every wake-up of the thread takes a CPU
-  // from a process that spins in MPI. DASH's GUPS on 2 rig hosts x 1
-  // under MPICH (4 threads on 2 cores), medians of 9 runs against DASH's
-  // own DART-MPI in the same session: 1.21-1.37x as long with a turn
-  // every interval, 1.00-1.05x with this back-off. A unit inside one long
-  // MPI call (team creation, a barrier) does not count as busy: backing
-  // off there made dart_teams across 2 hosts x 2 take 28 s instead of 6
-  // (300 live teams created one after the other). A unit that stops
-  // calling MPI is polled again within kMaxBackoff intervals (3.2 ms by
-  // default), then at the interval.
+  // kBusyTurns turns in a row that find the unit inside an MPI call, each with
+  // at least kBusy calls finished since the turn before, double the wait
+  // before the next, up to kMaxBackoff times the interval; any other turn
+  // returns to the interval. A unit that keeps going through MPI calls
+  // drives its own progress, and there every wake-up only takes a CPU from
+  // a process that spins in MPI. DASH's GUPS on 2 rig hosts x 1 under MPICH
+  // (4 threads on 2 cores), medians of 9 runs against DASH's own DART-MPI
+  // in the same session: 1.21-1.37x as long with a turn every interval,
+  // 1.00-1.05x with this back-off. Backing off on any turn that found the
+  // unit in MPI made dart_teams across 2 hosts x 2 take 28 s instead of 6
+  // (300 live teams created one after the other); with this rule it takes
+  // 7.6. A unit that stops calling MPI is polled again within kMaxBackoff
+  // intervals (3.2 ms by default), then at the interval.
+  //
+  // Skipping every turn after which the unit had finished a call of its
+  // own (rather than only turns that find it inside one) is not enough of
+  // a sign that the unit drives its own progress. A unit that reads its own
+  // memory through MPI while it waits (dart_lock_acquire, shmem_wait_until
+  // on a team across hosts) finishes calls all the time, yet under Open
+  // MPI's osc/ucx those calls do not apply the RMA it waits for: with that
+  // rule dart_locks at 2 rig hosts x 2 handed on no lock in 60 s and
+  // test_shmem_sync hung. (The same rule made GUPS across 2 hosts x 1
+  // under Open MPI ten times faster, so the cost of polling a busy unit
+  // there stays open.)
   constexpr int kMaxBackoff = 32;
+  constexpr std::uint64_t kBusy = 4;
   constexpr int kBusyTurns = 4;
   auto wait = interval_;
-  std::uint64_t finished = activity::finished_calls();
+  std::uint64_t finished = 0;
   int busy = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, wait, [this] { return stop_; })) {
     lock.unlock();
-    const std::uint64_t now = activity::finished_calls();
-    if (now != finished) {
-      finished = now;
-      ++busy;
-    } else {
-      activity::poll_unless_in_mpi([&] { poller.poll(); });
-      busy = 0;
-    }
+    const activity::Turn turn = activity::poll_unless_in_mpi([&] { poller.poll(); });
+    busy = !turn.polled && turn.finished - finished >= kBusy ? busy + 1 : 0;
+    finished = turn.finished;
     wait = busy >= kBusyTurns ? std::min(wait * 2, interval_ * kMaxBackoff) : interval_;
     lock.lock();
   }

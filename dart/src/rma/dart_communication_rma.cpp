@@ -31,13 +31,14 @@ struct dart_handle_struct {
   int rank = -1;
   bool put = false;
   std::vector<MPI_Request> requests;
-  // A fetching atomic (ext/dart_atomic_handle.h): MPI has no request for
-  // MPI_Fetch_and_op or MPI_Compare_and_swap, so the handle completes by a
-  // local flush of its target, and keeps the operands MPI may still read.
-  bool fetch = false;
-  // A put issued without a request (Open MPI, see kPutHandleByFlush):
-  // completes by a flush of its target, like a fetching atomic.
+  // Completes by a flush of its target instead of by requests: a fetching
+  // atomic (ext/dart_atomic_handle.h; MPI has no request for
+  // MPI_Fetch_and_op or MPI_Compare_and_swap), and under Open MPI a put
+  // (kPutHandleByFlush).
   bool by_flush = false;
+  // MPI may still read operands[] (a fetching atomic's): the handle must
+  // complete before it is freed.
+  bool holds_operands = false;
   alignas(16) unsigned char operands[2][16] = {};
 };
 
@@ -61,6 +62,17 @@ constexpr bool kPutHandleByFlush = false;
 // MPI counts are int; RMA calls move at most 1 GiB each, so transfers of
 // more than INT_MAX bytes or elements are issued in pieces.
 constexpr std::size_t kMaxPiece = std::size_t(1) << 30;
+
+// Calls fn(offset, piece) for consecutive pieces of `bytes`, each at most
+// kMaxPiece.
+template <class Fn>
+void for_each_piece(std::size_t bytes, Fn&& fn) {
+  for (std::size_t done = 0; done < bytes;) {
+    const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
+    fn(done, piece);
+    done += static_cast<std::size_t>(piece);
+  }
+}
 
 enum class Dir { Put, Get };
 enum class Mode { Blocking, Nonblocking, Handle };
@@ -137,8 +149,7 @@ void get_by_requests(const Target& t, char* p, std::size_t bytes) {
   MPI_Request one = MPI_REQUEST_NULL;
   std::vector<MPI_Request> many;
   const bool whole = bytes <= kMaxPiece;
-  for (std::size_t done = 0; done < bytes;) {
-    const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
+  for_each_piece(bytes, [&](std::size_t done, int piece) {
     MPI_Request* r = &one;
     if (!whole) r = &many.emplace_back(MPI_REQUEST_NULL);
     const int rc = MPI_Rget(p + done, piece, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), piece, MPI_BYTE,
@@ -149,8 +160,7 @@ void get_by_requests(const Target& t, char* p, std::size_t bytes) {
       if (!whole) MPI_Waitall(static_cast<int>(many.size()), many.data(), MPI_STATUSES_IGNORE);
       mpi_check(rc, "MPI_Rget");
     }
-    done += static_cast<std::size_t>(piece);
-  }
+  });
   if (whole) mpi_check(MPI_Wait(&one, MPI_STATUS_IGNORE), "MPI_Wait");
   else mpi_check(MPI_Waitall(static_cast<int>(many.size()), many.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
@@ -176,14 +186,12 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
     return;
   }
 #endif
-  for (std::size_t done = 0; done < bytes;) {
-    const int piece = static_cast<int>(std::min(kMaxPiece, bytes - done));
+  for_each_piece(bytes, [&](std::size_t done, int piece) {
     const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(done);
     if (dir == Dir::Put) mpi_check(MPI_Put(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Put");
     else mpi_check(MPI_Get(p + done, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
     t.window->note_issued(t.rank);
-    done += static_cast<std::size_t>(piece);
-  }
+  });
   if (mode == Mode::Blocking) {
     if (dir == Dir::Put) mpi::flush(t.rank, t.win);
     else mpi::flush_local(t.rank, t.win);
@@ -316,8 +324,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   activity::InMpi in_mpi;
   try {
     for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
-      for (std::size_t done = 0; done < n;) {
-        const int piece = static_cast<int>(std::min(kMaxPiece, n - done));
+      for_each_piece(n, [&](std::size_t done, int piece) {
         const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(ro + done);
         char* p = local + lo + done;
         if (h && !h->by_flush) {
@@ -332,8 +339,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
           mpi_check(MPI_Get(p, piece, MPI_BYTE, t.rank, disp, piece, MPI_BYTE, t.win), "MPI_Get");
         }
         t.window->note_issued(t.rank);
-        done += static_cast<std::size_t>(piece);
-      }
+      });
     });
   } catch (...) {
     if (h) {
@@ -351,6 +357,13 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   return h;
 }
 
+// Flushes what completes `h`: a flush of its target when it is a put that
+// must be visible there (`remote`), otherwise a local flush.
+void flush_for(const dart_handle_struct& h, bool remote) {
+  if (remote && h.put) mpi::flush(h.rank, h.win);
+  else mpi::flush_local(h.rank, h.win);
+}
+
 // Completion of one handle. `remote`: also wait for a put to be visible at
 // the target. `block`: wait; otherwise only test. True when complete (the
 // handle is then released and nulled).
@@ -358,10 +371,9 @@ bool complete(dart_handle_t* hp, bool remote, bool block) {
   if (!hp || !*hp) return true;
   dart_handle_t h = *hp;
   require_live(h);
-  if (h->fetch || h->by_flush) {
+  if (h->by_flush) {
     // Nothing to test: the flush is the completion, and it is short.
-    if (remote && h->put) mpi::flush(h->rank, h->win);
-    else mpi::flush_local(h->rank, h->win);
+    flush_for(*h, remote);
     release_handle(hp);
     return true;
   }
@@ -374,7 +386,7 @@ bool complete(dart_handle_t* hp, bool remote, bool block) {
     mpi_check(MPI_Testall(n, h->requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (!flag) return false;
   }
-  if (remote && h->put) mpi::flush(h->rank, h->win);
+  if (remote && h->put) flush_for(*h, remote);
   release_handle(hp);
   return true;
 }
@@ -395,12 +407,11 @@ void wait_all(dart_handle_t handles_[], std::size_t n, bool remote) {
   bool flushed_full = false;
   for (std::size_t i = 0; i < n; ++i) {
     dart_handle_t h = handles_[i];
-    if (!h || !(h->fetch || h->by_flush)) continue;
+    if (!h || !h->by_flush) continue;
     require_live(h);
     const bool full = remote && h->put;
     if (h->win != flushed_win || h->rank != flushed_rank || (full && !flushed_full)) {
-      if (full) mpi::flush(h->rank, h->win);
-      else mpi::flush_local(h->rank, h->win);
+      flush_for(*h, remote);
       flushed_win = h->win;
       flushed_rank = h->rank;
       flushed_full = full;
@@ -418,7 +429,7 @@ bool test_all(dart_handle_t handles_[], std::size_t n, bool remote) {
     dart_handle_t h = handles_[i];
     if (!h) continue;
     require_live(h);
-    if (h->fetch || h->by_flush) continue;  // completes by its flush in complete()
+    if (h->by_flush) continue;  // completes by its flush in complete()
     int flag = 0;
     mpi_check(MPI_Testall(static_cast<int>(h->requests.size()), h->requests.data(), &flag, MPI_STATUSES_IGNORE),
               "MPI_Testall");
@@ -512,7 +523,8 @@ void fetching_with_handle(dart_gptr_t gptr, const void* value, const void* compa
   auto h = std::make_unique<dart_handle_struct>();
   h->win = t.win;
   h->rank = t.rank;
-  h->fetch = true;
+  h->by_flush = true;
+  h->holds_operands = true;
   if (size > sizeof h->operands[0]) invalid("the data type is too large for an atomic");
   if (value) std::memcpy(h->operands[0], value, size);
   if (compare) std::memcpy(h->operands[1], compare, size);
@@ -657,7 +669,7 @@ dart_ret_t dart_handle_free(dart_handle_t* handle) {
     // The operation proceeds; a later flush on its segment completes it,
     // and the runtime completes its requests.
     // A fetching atomic's operands live in the handle: complete it first.
-    if ((*handle)->fetch) mpi::flush_local((*handle)->rank, (*handle)->win);
+    if ((*handle)->holds_operands) mpi::flush_local((*handle)->rank, (*handle)->win);
     rt().adopt_requests((*handle)->requests);
     release_handle(handle);
   });

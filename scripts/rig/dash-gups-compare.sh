@@ -25,11 +25,12 @@ if [[ ! -f ${RIG_ROOT:-/run/dart-rig}/$RIG_NAME/env ]]; then
 fi
 trap '((made)) && "$HERE/rig.sh" down --name "$RIG_NAME" >/dev/null' EXIT
 
-# The update phase in seconds: field 8 of the example's result line.
+# The update phase in seconds: field 8 of the example's result line (the
+# last line of numbers: UCX may print warnings after it at exit).
 one() {
   local out
   out=$("$HERE/run-multihost.sh" "$mpi" "$@" 2>&1) || { echo "dash-gups-compare: $1 failed:" >&2; tail -5 <<<"$out" >&2; return 1; }
-  tail -1 <<<"$out" | awk -F, '{gsub(/ /, "", $8); print $8}'
+  grep -E '^ *[0-9]+,' <<<"$out" | tail -1 | awk -F, '{gsub(/ /, "", $8); print $8}'
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 

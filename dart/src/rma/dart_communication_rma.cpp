@@ -93,6 +93,7 @@ dart_handle_t new_handle(const Target& t, bool put) {
   h->win = t.win;
   h->rank = t.rank;
   h->put = put;
+  h->by_flush = put && kPutHandleByFlush;
   std::lock_guard<std::mutex> lock(handles().mutex);
   handles().live.insert(h.get());
   return h.release();
@@ -320,7 +321,6 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
   stats::add(stats::RmaBytes, bytes);
   dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
-  if (h) h->by_flush = kPutHandleByFlush && dir == Dir::Put;
   activity::InMpi in_mpi;
   try {
     for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
@@ -386,7 +386,9 @@ bool complete(dart_handle_t* hp, bool remote, bool block) {
     mpi_check(MPI_Testall(n, h->requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (!flag) return false;
   }
-  if (remote && h->put) flush_for(*h, remote);
+  // The requests completed locally; a put owes the flush that makes it
+  // visible at the target.
+  if (remote && h->put) mpi::flush(h->rank, h->win);
   release_handle(hp);
   return true;
 }

@@ -46,18 +46,26 @@ namespace dart::activity {
 // Set while a progress thread runs.
 extern std::atomic<bool> tracked;
 // Marked MPI calls: the low kFinished bits count those under way, on any
-// thread of this process; the bits above count those finished (the
-// progress thread's back-off reads both, core/progress.cpp).
+// thread of this process; the bits above count those finished that reach
+// another unit (the progress thread reads both, core/progress.cpp).
 constexpr std::uint64_t kFinished = std::uint64_t(1) << 24;
 extern std::atomic<std::uint64_t> in_mpi;
 // Set while the progress thread polls.
 extern std::atomic<bool> polling;
 
+// Whether a marked call counts as the unit driving its own progress when
+// it finishes. A call that reaches only the caller (a flush of RMA to the
+// caller's own memory, MPI_Win_sync, a poll of the engine) does not:
+// under Open MPI's osc/ucx such calls do not apply RMA that arrives from
+// other hosts, so a unit that waits in them still needs the thread.
+enum class Reach : bool { Others, Self };
+
 // Marks an MPI call for its lifetime, if a progress thread ran when it
 // began (so it never takes back what it did not add).
 class InMpi {
  public:
-  InMpi() noexcept : counted_(tracked.load(std::memory_order_relaxed)) {
+  explicit InMpi(Reach reach = Reach::Others) noexcept
+      : counted_(tracked.load(std::memory_order_relaxed)), reach_(reach) {
     if (!counted_) return;
     in_mpi.fetch_add(1, std::memory_order_seq_cst);
     // A poll takes microseconds, unless the thread lost its CPU in the
@@ -68,27 +76,31 @@ class InMpi {
     }
   }
   ~InMpi() {
-    if (counted_) in_mpi.fetch_add(kFinished - 1, std::memory_order_release);
+    if (!counted_) return;
+    if (reach_ == Reach::Others) in_mpi.fetch_add(kFinished - 1, std::memory_order_release);
+    else in_mpi.fetch_sub(1, std::memory_order_release);
   }
   InMpi(const InMpi&) = delete;
   InMpi& operator=(const InMpi&) = delete;
 
  private:
   bool counted_;
+  Reach reach_;
 };
 
 // For the progress thread: runs `poll` unless a marked MPI call is under
-// way (then the thread skips this turn). Returns whether it polled, and
-// the count of finished marked calls it saw.
+// way or, since the thread saw `finished`, a marked call that reaches
+// another unit finished (then the thread skips this turn). Returns whether
+// it polled, and the count of such finished calls it saw.
 struct Turn {
   bool polled;
   std::uint64_t finished;
 };
 template <class Poll>
-Turn poll_unless_in_mpi(Poll&& poll) {
+Turn poll_unless_in_mpi(std::uint64_t finished, Poll&& poll) {
   polling.store(true, std::memory_order_seq_cst);
   const std::uint64_t v = in_mpi.load(std::memory_order_seq_cst);
-  const bool free = (v & (kFinished - 1)) == 0;
+  const bool free = (v & (kFinished - 1)) == 0 && v / kFinished == finished;
   if (free) poll();
   polling.store(false, std::memory_order_release);
   return {free, v / kFinished};

@@ -131,8 +131,8 @@ void Window::reset() noexcept {
   win_ = MPI_WIN_NULL;
 }
 
-void flush(int rank, MPI_Win win) {
-  activity::InMpi in_mpi;
+void flush(int rank, MPI_Win win, activity::Reach reach) {
+  activity::InMpi in_mpi(reach);
   mpi_check(MPI_Win_flush(rank, win), "MPI_Win_flush");
 }
 
@@ -141,12 +141,12 @@ void flush_all(MPI_Win win) {
   mpi_check(MPI_Win_flush_all(win), "MPI_Win_flush_all");
 }
 
-void flush_local(int rank, MPI_Win win) {
+void flush_local(int rank, MPI_Win win, activity::Reach reach) {
 #ifdef OPEN_MPI
-  activity::InMpi in_mpi;
+  activity::InMpi in_mpi(reach);
   mpi_check(MPI_Win_flush_local(rank, win), "MPI_Win_flush_local");
 #else
-  flush(rank, win);
+  flush(rank, win, reach);
 #endif
 }
 

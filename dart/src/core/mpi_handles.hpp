@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "core/activity.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -192,12 +194,13 @@ class Window {
 // the previous put's first element in 2 of 3 runs of 300,000 iterations;
 // with MPI_Win_flush, 0 of 10). A get completes at the same time either
 // way, so the cost is that of waiting for this unit's puts to the target.
-void flush_local(int rank, MPI_Win win);
+void flush_local(int rank, MPI_Win win, activity::Reach reach = activity::Reach::Others);
 void flush_local_all(MPI_Win win);
 
 // Remote completion: MPI_Win_flush(_all). These four mark their flush as a
-// blocking MPI call for the progress thread (core/activity.hpp).
-void flush(int rank, MPI_Win win);
+// blocking MPI call for the progress thread (core/activity.hpp); `reach`
+// says whether `rank` is the caller itself (activity::Reach::Self).
+void flush(int rank, MPI_Win win, activity::Reach reach = activity::Reach::Others);
 void flush_all(MPI_Win win);
 
 }  // namespace dart::mpi

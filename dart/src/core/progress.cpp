@@ -29,7 +29,7 @@ ProgressPoller::~ProgressPoller() {
 }
 
 void ProgressPoller::drive() noexcept {
-  activity::InMpi in_mpi;
+  activity::InMpi in_mpi(activity::Reach::Self);
   poll();
 }
 
@@ -58,34 +58,37 @@ ProgressThread::~ProgressThread() {
 void ProgressThread::run() {
   ProgressPoller poller(comm_);
   // Never at the same time as another thread's MPI call for DART
-  // (core/activity.hpp).
+  // (core/activity.hpp), and not for a unit that drives its own progress:
+  // one that finished, since the last turn, an MPI call reaching another
+  // unit (a flush, an RMA call with a request, a collective). Every such
+  // call runs the library's engine for all its windows and communicators,
+  // and there a poll only costs. Open MPI 4.1 across 2 rig hosts x 1
+  // (osc/ucx over TCP, 2 units and 2 threads on 2 cores), bench_gups
+  // --updates 2000 (dart_fetch_and_op + dart_flush per update): 1.6-2.5 s
+  // a round when the thread polled whenever the unit was between two
+  // calls, 0.15-0.16 s when it skips a unit that finished a call (0.21 with
+  // a thread that never polls). A poll that loses its CPU there holds
+  // osc/ucx's worker lock while both units wait for it.
   //
-  // kBusyTurns turns in a row that find the unit inside an MPI call, each with
-  // at least kBusy calls finished since the turn before, double the wait
-  // before the next, up to kMaxBackoff times the interval; any other turn
-  // returns to the interval. A unit that keeps going through MPI calls
-  // drives its own progress, and there every wake-up only takes a CPU from
-  // a process that spins in MPI. DASH's GUPS on 2 rig hosts x 1 under MPICH
-  // (4 threads on 2 cores), medians of 9 runs against DASH's own DART-MPI
-  // in the same session: 1.21-1.37x as long with a turn every interval,
-  // 1.00-1.05x with this back-off. Backing off on any turn that found the
-  // unit in MPI made dart_teams across 2 hosts x 2 take 28 s instead of 6
-  // (300 live teams created one after the other); with this rule it takes
-  // 7.6. A unit that stops calling MPI is polled again within kMaxBackoff
-  // intervals (3.2 ms by default), then at the interval.
+  // Calls that reach only the caller do not count (activity::Reach::Self):
+  // a unit that waits by reading its own memory through MPI
+  // (dart_lock_acquire, shmem_wait_until on a team across hosts) finishes
+  // them all the time, yet under osc/ucx they do not apply the RMA it
+  // waits for. Counting them, dart_locks across 2 rig hosts x 2 handed on
+  // no lock in 60 s and test_shmem_sync hung.
   //
-  // Skipping every turn after which the unit had finished a call of its
-  // own (rather than only turns that find it inside one) is not enough of
-  // a sign that the unit drives its own progress. A unit that reads its own
-  // memory through MPI while it waits (dart_lock_acquire, shmem_wait_until
-  // on a team across hosts) finishes calls all the time, yet under Open
-  // MPI's osc/ucx those calls do not apply the RMA it waits for: with that
-  // rule dart_locks at 2 rig hosts x 2 handed on no lock in 60 s and
-  // test_shmem_sync hung. (The same rule made GUPS across 2 hosts x 1
-  // under Open MPI ten times faster, so the cost of polling a busy unit
-  // there stays open.)
+  // kBusyTurns turns in a row that skip a busy unit double the wait before
+  // the next, up to kMaxBackoff times the interval; any other turn returns
+  // to the interval. Every wake-up takes a CPU from a process that spins
+  // in MPI: DASH's GUPS on 2 rig hosts x 1 under MPICH (4 threads on 2
+  // cores), medians of 9 runs against DASH's own DART-MPI in the same
+  // session: 1.21-1.37x as long with a turn every interval, 1.00-1.05x
+  // with the back-off. A unit inside one long MPI call (team creation, a
+  // barrier) is not busy by this rule: backing off there made dart_teams
+  // across 2 hosts x 2 take 28 s instead of 6 (300 live teams created one
+  // after the other). A unit that stops calling MPI is polled again within
+  // kMaxBackoff intervals (3.2 ms by default), then at the interval.
   constexpr int kMaxBackoff = 32;
-  constexpr std::uint64_t kBusy = 4;
   constexpr int kBusyTurns = 4;
   auto wait = interval_;
   std::uint64_t finished = 0;
@@ -93,8 +96,8 @@ void ProgressThread::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, wait, [this] { return stop_; })) {
     lock.unlock();
-    const activity::Turn turn = activity::poll_unless_in_mpi([&] { poller.poll(); });
-    busy = !turn.polled && turn.finished - finished >= kBusy ? busy + 1 : 0;
+    const activity::Turn turn = activity::poll_unless_in_mpi(finished, [&] { poller.poll(); });
+    busy = turn.finished != finished ? busy + 1 : 0;
     finished = turn.finished;
     wait = busy >= kBusyTurns ? std::min(wait * 2, interval_ * kMaxBackoff) : interval_;
     lock.lock();

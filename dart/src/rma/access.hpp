@@ -27,6 +27,12 @@ struct Target {
   bool dynamic = false;           // reached through a dynamic window (extents of dart_memalloc)
 };
 
+// activity::Reach::Self when `t` is the caller: completing RMA there is
+// not a sign that the caller drives its own progress (core/progress.cpp).
+[[nodiscard]] inline activity::Reach reach(const Target& t) noexcept {
+  return t.mine ? activity::Reach::Self : activity::Reach::Others;
+}
+
 // Validates `g` (team known and caller a member, unit in range, segment
 // alive, offset inside the target's portion) and resolves it. Throws
 // DART_ERR_INVAL with the reason otherwise.

@@ -180,7 +180,7 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
   stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
   stats::add(stats::RmaBytes, bytes);
   char* p = static_cast<char*>(buf);
-  activity::InMpi in_mpi;
+  activity::InMpi in_mpi(reach(t));
 #ifndef OPEN_MPI
   if (dir == Dir::Get && mode == Mode::Blocking) {
     get_by_requests(t, p, bytes);
@@ -194,8 +194,8 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
     t.window->note_issued(t.rank);
   });
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi::flush(t.rank, t.win);
-    else mpi::flush_local(t.rank, t.win);
+    if (dir == Dir::Put) mpi::flush(t.rank, t.win, reach(t));
+    else mpi::flush_local(t.rank, t.win, reach(t));
   }
 }
 
@@ -321,7 +321,7 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
   stats::add(dir == Dir::Put ? stats::RmaPut : stats::RmaGet);
   stats::add(stats::RmaBytes, bytes);
   dart_handle_t h = mode == Mode::Handle ? new_handle(t, dir == Dir::Put) : DART_HANDLE_NULL;
-  activity::InMpi in_mpi;
+  activity::InMpi in_mpi(reach(t));
   try {
     for_each_matched_run(mine, remote, [&](std::size_t lo, std::size_t ro, std::size_t n) {
       for_each_piece(n, [&](std::size_t done, int piece) {
@@ -351,8 +351,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     throw;
   }
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi::flush(t.rank, t.win);
-    else mpi::flush_local(t.rank, t.win);
+    if (dir == Dir::Put) mpi::flush(t.rank, t.win, reach(t));
+    else mpi::flush_local(t.rank, t.win, reach(t));
   }
   return h;
 }
@@ -497,9 +497,9 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   stats::add(needed ? stats::MpiFlush : stats::SkippedFlush);
   if (!needed) return;
   switch (kind) {
-    case FlushKind::One: mpi::flush(t.rank, t.win); break;
+    case FlushKind::One: mpi::flush(t.rank, t.win, reach(t)); break;
     case FlushKind::All: mpi::flush_all(t.win); break;
-    case FlushKind::LocalOne: mpi::flush_local(t.rank, t.win); break;
+    case FlushKind::LocalOne: mpi::flush_local(t.rank, t.win, reach(t)); break;
     case FlushKind::LocalAll: mpi::flush_local_all(t.win); break;
   }
 }

@@ -88,16 +88,24 @@ HandleRegistry& handles() {
   return r;
 }
 
-dart_handle_t new_handle(const Target& t, bool put) {
+// A handle for an operation on `t`, not yet live: a caller that may still
+// complete the operation inside the call registers it only once it knows.
+std::unique_ptr<dart_handle_struct> unregistered_handle(const Target& t, bool put) {
   auto h = std::make_unique<dart_handle_struct>();
   h->win = t.win;
   h->rank = t.rank;
   h->put = put;
   h->by_flush = put && kPutHandleByFlush;
+  return h;
+}
+
+dart_handle_t register_handle(std::unique_ptr<dart_handle_struct> h) {
   std::lock_guard<std::mutex> lock(handles().mutex);
   handles().live.insert(h.get());
   return h.release();
 }
+
+dart_handle_t new_handle(const Target& t, bool put) { return register_handle(unregistered_handle(t, put)); }
 
 void require_live(dart_handle_t h) {
   std::lock_guard<std::mutex> lock(handles().mutex);
@@ -522,19 +530,14 @@ void fetching_with_handle(dart_gptr_t gptr, const void* value, const void* compa
   const std::size_t size = basic_size_or_zero(dtype);
   if (!handle) invalid("handle is NULL");
   const Target t = resolve(gptr);
-  auto h = std::make_unique<dart_handle_struct>();
-  h->win = t.win;
-  h->rank = t.rank;
+  auto h = unregistered_handle(t, false);
   h->by_flush = true;
   h->holds_operands = true;
   if (size > sizeof h->operands[0]) invalid("the data type is too large for an atomic");
   if (value) std::memcpy(h->operands[0], value, size);
   if (compare) std::memcpy(h->operands[1], compare, size);
   issue(t, value ? h->operands[0] : nullptr, compare ? h->operands[1] : nullptr);
-  if (!issued_through_mpi(t, dtype)) return;
-  std::lock_guard<std::mutex> lock(handles().mutex);
-  handles().live.insert(h.get());
-  *handle = h.release();
+  if (issued_through_mpi(t, dtype)) *handle = register_handle(std::move(h));
 }
 
 }  // namespace

@@ -116,6 +116,13 @@ Config read_config() {
   set_log_level(cfg.log_level);
   read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
+  if (std::size_t piece = cfg.rma_piece_bytes; std::getenv("DART_RMA_PIECE_SIZE")) {
+    read_bytes("DART_RMA_PIECE_SIZE", &piece);
+    if (piece < (std::size_t(1) << 10) || piece > (std::size_t(1) << 30))
+      log(LogLevel::Warn, "dart_init", "ignoring DART_RMA_PIECE_SIZE=\"%s\": expected 1K to 1G",
+          std::getenv("DART_RMA_PIECE_SIZE"));
+    else cfg.rma_piece_bytes = piece;
+  }
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
   read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);

@@ -24,6 +24,13 @@ static_assert(kDefaultHeapBytes == std::size_t(256) << 20, "kDefaultHeapText mus
 // (docs/openshmem/profiling-and-tools.md and docs/environment.md): the OpenSHMEM
 // layer's, then DART's. The defaults are those of dart/shmem/src and
 // dart/src/core/config.hpp.
+// DART_RMA_PIECE_SIZE's default under this build's MPI (core/config.hpp).
+#if defined(MPICH_VERSION)
+constexpr const char* kRmaPieceDefaultText = "64K";
+#else
+constexpr const char* kRmaPieceDefaultText = "1G";
+#endif
+
 const Variable kVariables[] = {
     {"SHMEM_SYMMETRIC_SIZE", kDefaultHeapText,
      "bytes of each PE's symmetric heap: a number, with an optional fraction and K, M, G or T suffix", false},
@@ -36,13 +43,8 @@ const Variable kVariables[] = {
     {"DART_SHARED_MEMORY", "1", "0: every PE is a node of its own, all remote access through MPI RMA", false},
     {"DART_LOCAL_POOL_SIZE", "16M", "bytes per unit of the pool dart_memalloc serves from", false},
     {"DART_HEAP_CHUNK_SIZE", "16M", "bytes per unit of each chunk of a team's symmetric heap", false},
-#if defined(MPICH_VERSION)
-    {"DART_RMA_PIECE_SIZE", "64K", "the most bytes one MPI RMA call of a put or get moves; larger ones go in pieces",
-     false},
-#else
-    {"DART_RMA_PIECE_SIZE", "1G", "the most bytes one MPI RMA call of a put or get moves; larger ones go in pieces",
-     false},
-#endif
+    {"DART_RMA_PIECE_SIZE", kRmaPieceDefaultText,
+     "the most bytes one MPI RMA call of a put or get moves; larger ones go in pieces", false},
     {"DART_PROGRESS_INTERVAL_US", "100", "microseconds between the progress thread's MPI polls; 0 never starts it",
      false},
     {"DART_STATS", "0", "1: every unit prints its path counters in dart_exit", false},

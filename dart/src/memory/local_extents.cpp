@@ -243,7 +243,7 @@ std::pair<std::uint64_t, std::size_t> Extents::read_directory(int unit, int n) {
   } else {
     activity::InMpi in_mpi;
     mpi_check(MPI_Get(entry, 2, MPI_UINT64_T, t.rank, t.disp, 2, MPI_UINT64_T, t.win), "MPI_Get");
-    mpi::flush(t.rank, t.win, reach(t));
+    flush_target(t);
   }
   return {entry[0], static_cast<std::size_t>(entry[1])};
 }

@@ -33,6 +33,11 @@ struct Target {
   return t.mine ? activity::Reach::Self : activity::Reach::Others;
 }
 
+// mpi::flush and mpi::flush_local of `t`'s rank and window, saying whether
+// `t` is the caller.
+inline void flush_target(const Target& t) { mpi::flush(t.rank, t.win, reach(t)); }
+inline void flush_local_target(const Target& t) { mpi::flush_local(t.rank, t.win, reach(t)); }
+
 // Validates `g` (team known and caller a member, unit in range, segment
 // alive, offset inside the target's portion) and resolves it. Throws
 // DART_ERR_INVAL with the reason otherwise.

@@ -191,7 +191,7 @@ class EmulationLock {
   long long swap(long long expected, long long desired) {
     long long old = 0;
     compare_and_swap(word_, &desired, &expected, &old, DART_TYPE_LONGLONG);
-    if (!cpu_atomics(word_, DART_TYPE_LONGLONG)) mpi::flush(word_.rank, word_.win, reach(word_));
+    if (!cpu_atomics(word_, DART_TYPE_LONGLONG)) flush_target(word_);
     return old;
   }
   Target word_;
@@ -212,7 +212,7 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
         MPI_Get(current.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
         "MPI_Get");
   }
-  mpi::flush(t.rank, t.win, reach(t));
+  flush_target(t);
   if (!update(current.data(), next.data())) return;
   for (std::size_t done = 0; done < bytes; done += kStep) {
     const int n = static_cast<int>(std::min(kStep, bytes - done));
@@ -220,7 +220,7 @@ void emulate(const Target& t, std::size_t bytes, Update&& update) {
         MPI_Put(next.data() + done, n, MPI_BYTE, t.rank, t.disp + static_cast<MPI_Aint>(done), n, MPI_BYTE, t.win),
         "MPI_Put");
   }
-  mpi::flush(t.rank, t.win, reach(t));
+  flush_target(t);
 }
 
 // next[i] = current[i] op values[i] for nelem elements of dtype.
@@ -330,7 +330,7 @@ void accumulate(const Target& t, const void* values, std::size_t nelem, dart_dat
     t.window->note_issued(t.rank);
     done += static_cast<std::size_t>(n);
   }
-  if (local_complete) mpi::flush_local(t.rank, t.win, reach(t));
+  if (local_complete) flush_local_target(t);
 }
 
 namespace {

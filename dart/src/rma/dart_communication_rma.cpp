@@ -201,8 +201,8 @@ void transfer_basic_rma(Dir dir, const Target& t, void* buf, std::size_t nelem, 
     t.window->note_issued(t.rank);
   });
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi::flush(t.rank, t.win, reach(t));
-    else mpi::flush_local(t.rank, t.win, reach(t));
+    if (dir == Dir::Put) flush_target(t);
+    else flush_local_target(t);
   }
 }
 
@@ -358,8 +358,8 @@ dart_handle_t transfer(Dir dir, const dart_gptr_t& gptr, void* buf, std::size_t 
     throw;
   }
   if (mode == Mode::Blocking) {
-    if (dir == Dir::Put) mpi::flush(t.rank, t.win, reach(t));
-    else mpi::flush_local(t.rank, t.win, reach(t));
+    if (dir == Dir::Put) flush_target(t);
+    else flush_local_target(t);
   }
   return h;
 }
@@ -504,9 +504,9 @@ void flush(dart_gptr_t gptr, FlushKind kind) {
   stats::add(needed ? stats::MpiFlush : stats::SkippedFlush);
   if (!needed) return;
   switch (kind) {
-    case FlushKind::One: mpi::flush(t.rank, t.win, reach(t)); break;
+    case FlushKind::One: flush_target(t); break;
     case FlushKind::All: mpi::flush_all(t.win); break;
-    case FlushKind::LocalOne: mpi::flush_local(t.rank, t.win, reach(t)); break;
+    case FlushKind::LocalOne: flush_local_target(t); break;
     case FlushKind::LocalAll: mpi::flush_local_all(t.win); break;
   }
 }

@@ -326,7 +326,7 @@ void put(Stream& s, const dart_gptr_t& dest, const void* src, std::size_t nelem,
   const void* from = bytes <= kStageMax ? s.stage(src, bytes) : src;
   rma_issue(true, t, const_cast<void*>(from), nelem, dtype);
   s.note(t, dest);
-  if (from == src) mpi::flush_local(t.rank, t.win, reach(t));
+  if (from == src) flush_local_target(t);
 }
 
 void get(Stream& s, void* dest, const dart_gptr_t& src, std::size_t nelem, dart_datatype_t dtype) {

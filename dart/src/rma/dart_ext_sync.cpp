@@ -485,7 +485,7 @@ bool spin_own_signal(const dart_gptr_t& signal, dart_cmp_t cmp, std::uint64_t va
 void update_signal(const Target& t, std::uint64_t value, dart_operation_t op, bool remote) {
   const unsigned long long v = value;
   accumulate(t, &v, 1, DART_TYPE_ULONGLONG, op, true);
-  if (remote && !cpu_atomics(t, DART_TYPE_ULONGLONG)) mpi::flush(t.rank, t.win, reach(t));
+  if (remote && !cpu_atomics(t, DART_TYPE_ULONGLONG)) flush_target(t);
 }
 
 void put_signal(dart_gptr_t dest, const void* src, std::size_t nelem, dart_datatype_t dtype, dart_gptr_t signal,
@@ -531,7 +531,7 @@ dart_ret_t dart_signal_fetch(dart_gptr_t signal, uint64_t* value) {
     const unsigned long long zero = 0;
     unsigned long long out = 0;
     fetch_and_op(st, &zero, &out, DART_TYPE_ULONGLONG, DART_OP_NO_OP);
-    if (!cpu_atomics(st, DART_TYPE_ULONGLONG)) mpi::flush(st.rank, st.win, reach(st));
+    if (!cpu_atomics(st, DART_TYPE_ULONGLONG)) flush_target(st);
     *value = out;
   });
 }

@@ -50,7 +50,7 @@ dart_gptr_t word(const dart_lock_struct& l, int unit, std::uint64_t offset) {
 
 // Completes an operation issued on the MPI path (CPU atomics complete at once).
 void complete(const Target& t) {
-  if (!cpu_atomics(t, DART_TYPE_LONGLONG)) mpi::flush(t.rank, t.win, reach(t));
+  if (!cpu_atomics(t, DART_TYPE_LONGLONG)) flush_target(t);
 }
 
 Word fetch_op(const dart_lock_struct& l, int unit, std::uint64_t offset, dart_operation_t op, Word value) {

@@ -27,10 +27,11 @@ void get_complete(void* dest, const dart_gptr_t& g, std::size_t nelem, dart_data
 [[nodiscard]] bool via_rma(const Target& t, const void* buf, std::size_t bytes) noexcept;
 
 // Issues that transfer without completing it: MPI_Put or MPI_Get of at
-// most DART_RMA_PIECE_SIZE bytes each, every piece noted on the window (Window::note_issued),
-// as dart_put and dart_get do. `buf` must stay untouched until a flush of
-// (t.win, t.rank) (for a put: until a local flush). Checks the range and
-// `buf` (DART_ERR_INVAL); only for targets via_rma() accepts.
+// most DART_RMA_PIECE_SIZE bytes each, every piece noted on the window
+// (Window::note_issued), as dart_put and dart_get do. `buf` must stay
+// untouched until a flush of (t.win, t.rank) (for a put: until a local
+// flush). Checks the range and `buf` (DART_ERR_INVAL); only for targets
+// via_rma() accepts.
 void rma_issue(bool put, const Target& t, void* buf, std::size_t nelem, dart_datatype_t dtype);
 
 }  // namespace dart

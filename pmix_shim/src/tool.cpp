@@ -272,13 +272,21 @@ void on_input(evutil_socket_t, short, void *) {
 // Returns true when it read something and the connection is still up, so a
 // caller draining the socket knows to read again.
 bool read_control(ToolState &t) {
-  ssize_t n = ::recv(t.fd, t.rx + t.rx_len, sizeof t.rx - t.rx_len, 0);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
-  if (n <= 0) {
-    lost(t, n == 0 ? "the server closed the connection" : std::strerror(errno));
-    return false;
+  // Whole frames already received go before the socket.  This matters when
+  // acting on a frame writes, the write finds the server gone, and the
+  // drain after it comes back here: the server's last frames (XON, then
+  // its final status) were often received in the same read as the frame
+  // being acted on, and the socket itself now holds only the reset.
+  bool whole = t.rx_len >= wire::kHeaderSize && t.rx_len >= wire::kHeaderSize + wire::get_u32(t.rx);
+  if (!whole) {
+    ssize_t n = ::recv(t.fd, t.rx + t.rx_len, sizeof t.rx - t.rx_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+    if (n <= 0) {
+      lost(t, n == 0 ? "the server closed the connection" : std::strerror(errno));
+      return false;
+    }
+    t.rx_len += static_cast<size_t>(n);
   }
-  t.rx_len += static_cast<size_t>(n);
   while (t.rx_len >= wire::kHeaderSize) {
     const unsigned char *h = t.rx;
     uint32_t len = wire::get_u32(h);

@@ -6,11 +6,14 @@
 // a producer killed mid-stream while suspended and while running, a
 // producer whose server dies mid-stream (it fails with the count), finalize
 // while a tool is suspended (its push ends as complete, no error), a relay chain of three processes carrying XOFF
-// back to the holder of the input, refused authentication, and TCP.
+// back to the holder of the input, refused authentication, and TCP; and, against a
+// server played by hand, a tool that reads XON and the final status in one
+// read while the connection is already reset.
 // XOFF and XON counts (server and tools) are compared in every test.
 // Not covered here: malformed messages (test_pmix_fuzz.cpp).
 #define BOOST_TEST_MODULE pmix_shim_tools
 #include "shim_test_util.hpp"
+#include "wire_test_util.hpp"
 
 using namespace shimtest;
 
@@ -366,6 +369,73 @@ BOOST_AUTO_TEST_CASE(finalize_while_a_tool_is_suspended_sends_its_xon) {
     BOOST_TEST(log.find("pmix_push: ERR-IOF-COMPLETE: the server's host took") != std::string::npos);
     BOOST_TEST(log.find("error") == std::string::npos, "the tool logged an error: " << log);
   }
+}
+
+// A server played by hand makes deterministic what finalize above leaves to
+// timing.  The tool is blocked writing into a full socket when the server
+// stops reading for good (shutdown SHUT_RD: the tool's writes now fail, and
+// its socket never becomes writable, so it wakes only to read) and sends
+// XOFF, XON and its final status in one piece.  The tool reads all three at
+// once; acting on the XON it writes, the write fails, and the drain after
+// it must act on the status already received: the push ends as complete,
+// not as a lost server.
+BOOST_AUTO_TEST_CASE(last_frames_read_with_the_xon_are_acted_on_after_a_failed_write) {
+  std::string path = tmp_path("hand-server.sock");
+  ::unlink(path.c_str());
+  int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  BOOST_REQUIRE(lfd >= 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  BOOST_REQUIRE_EQUAL(bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+  BOOST_REQUIRE_EQUAL(listen(lfd, 1), 0);
+  Producer tool(push_args({"unix:" + path, "s3cret"}, "hand"), 4u << 20, 71);
+  pollfd pl{lfd, POLLIN, 0};
+  BOOST_REQUIRE_EQUAL(poll(&pl, 1, 10000), 1);
+  int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+  BOOST_REQUIRE(fd >= 0);
+  ::close(lfd);
+  ::unlink(path.c_str());
+  ServerFrames hello;
+  BOOST_REQUIRE(hello.read(fd, 1));
+  BOOST_REQUIRE(hello.types[0] == wire::Type::hello);
+  std::vector<unsigned char> w(14);
+  wire::put_u32(w.data(), wire::kMagic);
+  wire::put_u16(w.data() + 4, wire::kVersion);
+  wire::put_u32(w.data() + 6, wire::kCapFlowControl | wire::kCapAck);
+  wire::put_u32(w.data() + 10, static_cast<uint32_t>(PMIX_SUCCESS));
+  send_all(fd, frame(wire::Type::welcome, w));
+  // Nothing more is read: the tool fills the socket and waits to write
+  // (4 MiB of input is far more than a Unix socket holds).
+  auto queued = [&] {
+    int n = 0;
+    ioctl(fd, FIONREAD, &n);
+    return n;
+  };
+  int seen = -1;
+  BOOST_REQUIRE(wait_until([&] {
+    int n = queued();
+    bool full = n > 0 && n == seen;
+    seen = n;
+    std::this_thread::sleep_for(100ms);
+    return full;
+  }));
+  BOOST_REQUIRE_EQUAL(shutdown(fd, SHUT_RD), 0);
+  std::vector<unsigned char> st(4);
+  wire::put_u32(st.data(), static_cast<uint32_t>(PMIX_ERR_IOF_COMPLETE));
+  std::vector<unsigned char> last_words = frame(wire::Type::xoff, {});
+  for (const auto &f : {frame(wire::Type::xon, {}), frame(wire::Type::failure, st)})
+    last_words.insert(last_words.end(), f.begin(), f.end());
+  send_all(fd, last_words);
+  int rc = tool.wait();
+  ::close(fd);
+  BOOST_TEST(rc == 1);
+  std::string log = tool.log();
+  BOOST_TEST_MESSAGE("tool: " << log);
+  BOOST_TEST(stat_of(log, "xoff_received") == 1);
+  BOOST_TEST(stat_of(log, "xon_received") == 1);
+  BOOST_TEST(log.find("pmix_push: ERR-IOF-COMPLETE: the server's host took 0 of the") != std::string::npos);
+  BOOST_TEST(log.find("error") == std::string::npos, "the tool logged an error: " << log);
 }
 
 BOOST_AUTO_TEST_CASE(relay_chain_of_three_carries_xoff_to_the_input) {

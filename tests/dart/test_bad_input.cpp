@@ -4,7 +4,8 @@
 // (captured by redirecting fd 2 around the single call); never a crash or
 // a hang, also when the input is bad on one rank of a collective
 // allocation only. Also: calls before dart_init / after dart_exit, and that
-// DART_LOG_LEVEL=OFF and dart_config()->log_enabled = 0 silence the lines.
+// DART_LOG_LEVEL=OFF and dart_config()->log_enabled = 0 silence the lines,
+// and that bad values of configuration variables warn and are ignored.
 // Not covered: the behaviour of valid calls (test_init.cpp,
 // test_globmem*.cpp); bad input to the other calls (test_rma_bad_input.cpp,
 // test_collectives_bad_input.cpp, test_teams.cpp); a collective entered
@@ -31,6 +32,7 @@ int rank() { return mpitest::world_rank(); }
 using dartcheck::capture;
 using dartcheck::ctx;
 using dartcheck::g_context;
+using dartcheck::lines_of;
 using dartcheck::Outcome;
 
 // DART initialised for one test case.
@@ -709,6 +711,49 @@ BOOST_AUTO_TEST_CASE(log_level_off_silences_error_lines) {
   REQUIRE_OK(dart_init(nullptr, nullptr));
   CHECK_REJECTED(DART_ERR_INVAL, "dart_size", dart_size(nullptr));
   CHECK_OK(dart_exit());
+}
+
+// A configuration variable with a bad or out-of-range value is ignored
+// with one warning line naming it and what was expected (at
+// DART_LOG_LEVEL=WARN), and dart_init still succeeds; a good value warns
+// about nothing.
+BOOST_AUTO_TEST_CASE(bad_configuration_values_warn_and_are_ignored) {
+  struct Setting {
+    const char* name;
+    const char* value;
+    const char* expected;  // nullptr: a good value, no warning
+  };
+  const Setting settings[] = {
+      {"DART_RMA_PIECE_SIZE", "5", "expected 1K to 1G"},
+      {"DART_RMA_PIECE_SIZE", "2G", "expected 1K to 1G"},
+      {"DART_RMA_PIECE_SIZE", "abc", "expected 1K to 1G"},
+      {"DART_RMA_PIECE_SIZE", "64K", nullptr},
+      {"DART_HEAP_CHUNK_SIZE", "0", "expected a positive size such as 64M"},
+      {"DART_HEAP_CHUNK_SIZE", "12Q", "expected a positive size such as 64M"},
+      {"DART_EXIT_TIMEOUT", "0", "expected seconds > 0"},
+      {"DART_COLLECTIVE_TIMEOUT", "-1", "expected seconds (0 = never)"},
+      {"DART_COLLECTIVE_TIMEOUT", "0", nullptr},
+  };
+  REQUIRE_EQ(::setenv("DART_LOG_LEVEL", "WARN", 1), 0);
+  for (const Setting& s : settings) {
+    g_context = std::string(s.name) + "=" + s.value;
+    REQUIRE_EQ(::setenv(s.name, s.value, 1), 0);
+    const Outcome o = capture([] { return dart_init(nullptr, nullptr); });
+    ::unsetenv(s.name);
+    REQUIRE_EQ(o.rc, DART_OK);
+    const std::string warning = std::string("ignoring ") + s.name + "=\"" + s.value + "\": ";
+    size_t lines = 0;
+    for (const std::string& line : lines_of(o.log)) {
+      if (line.find(warning) == std::string::npos) continue;
+      ++lines;
+      CHECK_RANK(line.find("[dart unit " + std::to_string(mpitest::world_rank()) + "] dart_init: warning: ") == 0);
+      if (s.expected) CHECK_RANK(line.find(s.expected) != std::string::npos);
+    }
+    CHECK_EQ(lines, s.expected ? size_t(1) : size_t(0));
+    CHECK_OK(dart_exit());
+  }
+  ::unsetenv("DART_LOG_LEVEL");
+  g_context.clear();
 }
 
 BOOST_FIXTURE_TEST_CASE(log_enabled_zero_silences_error_lines, Dart) {

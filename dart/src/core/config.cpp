@@ -58,10 +58,29 @@ bool parse_bytes(const char* text, std::size_t* out) {
   return true;
 }
 
-void read_bytes(const char* name, std::size_t* field) {
+// A size in bytes between `min` and `max`; unset leaves `field` as it is,
+// anything else is logged with what was expected and ignored.
+void read_bytes(const char* name, std::size_t* field, std::size_t min = 1, std::size_t max = SIZE_MAX,
+                const char* expected = "a positive size such as 64M") {
   const char* v = std::getenv(name);
-  if (v && !parse_bytes(v, field))
-    log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected a positive size such as 64M", name, v);
+  std::size_t bytes = 0;
+  if (!v) return;
+  if (parse_bytes(v, &bytes) && bytes >= min && bytes <= max) *field = bytes;
+  else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected %s", name, v, expected);
+}
+
+// Seconds as a decimal number, above 0 (or from 0 when `zero_allowed`)
+// and at most 1e9; unset and empty leave `field` as it is.
+void read_seconds(const char* name, double* field, bool zero_allowed, const char* expected) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return;
+  errno = 0;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  const bool in_range = zero_allowed ? s >= 0 : s > 0;  // false for NaN too
+  if (errno != 0 || end == v || *end != '\0' || !in_range || s > 1e9)
+    log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected %s", name, v, expected);
+  else *field = s;
 }
 
 // A text variable; unset and empty both leave `field` as it is.
@@ -116,33 +135,13 @@ Config read_config() {
   set_log_level(cfg.log_level);
   read_bytes("DART_LOCAL_POOL_SIZE", &cfg.local_pool_bytes);
   read_bytes("DART_HEAP_CHUNK_SIZE", &cfg.heap_chunk_bytes);
-  if (std::size_t piece = cfg.rma_piece_bytes; std::getenv("DART_RMA_PIECE_SIZE")) {
-    read_bytes("DART_RMA_PIECE_SIZE", &piece);
-    if (piece < (std::size_t(1) << 10) || piece > (std::size_t(1) << 30))
-      log(LogLevel::Warn, "dart_init", "ignoring DART_RMA_PIECE_SIZE=\"%s\": expected 1K to 1G",
-          std::getenv("DART_RMA_PIECE_SIZE"));
-    else cfg.rma_piece_bytes = piece;
-  }
+  read_bytes("DART_RMA_PIECE_SIZE", &cfg.rma_piece_bytes, std::size_t(1) << 10, std::size_t(1) << 30, "1K to 1G");
   read_flag("DART_SHARED_MEMORY", &cfg.shared_memory);
   read_flag("DART_STATS", &cfg.print_stats);
   read_flag("DART_COLLECTIVE_CHECKS", &cfg.collective_checks);
   read_flag("DART_COLLECTIVE_SINGLE_COPY", &cfg.collective_single_copy);
-  if (const char* v = std::getenv("DART_COLLECTIVE_TIMEOUT"); v && *v) {
-    errno = 0;
-    char* end = nullptr;
-    const double s = std::strtod(v, &end);
-    if (errno != 0 || end == v || *end != '\0' || !(s >= 0) || s > 1e9)
-      log(LogLevel::Warn, "dart_init", "ignoring DART_COLLECTIVE_TIMEOUT=\"%s\": expected seconds (0 = never)", v);
-    else cfg.collective_timeout_s = s;
-  }
-  if (const char* v = std::getenv("DART_EXIT_TIMEOUT"); v && *v) {
-    errno = 0;
-    char* end = nullptr;
-    const double s = std::strtod(v, &end);
-    if (errno != 0 || end == v || *end != '\0' || !(s > 0) || s > 1e9)
-      log(LogLevel::Warn, "dart_init", "ignoring DART_EXIT_TIMEOUT=\"%s\": expected seconds > 0", v);
-    else cfg.exit_timeout_s = s;
-  }
+  read_seconds("DART_COLLECTIVE_TIMEOUT", &cfg.collective_timeout_s, true, "seconds (0 = never)");
+  read_seconds("DART_EXIT_TIMEOUT", &cfg.exit_timeout_s, false, "seconds > 0");
   read_choice<bool>("DART_COLLECTIVE_TIMEOUT_ACTION", {{"ABORT", true}, {"WARN", false}}, "warn or abort",
                     &cfg.collective_timeout_abort);
   read_choice<Config::Hierarchy>("DART_COLLECTIVE_HIERARCHY",

@@ -47,8 +47,9 @@ out="$(cd "$out" && pwd)"
 root_flag=()
 [ "$(id -u)" -eq 0 ] && root_flag=(--allow-run-as-root)
 
-# Each implementation: a name, a build command and a launch command.
-names=() binaries=() launchers=()
+tag=bench-shmem-compare
+# shellcheck source-path=SCRIPTDIR source=lib/alternate-runs.sh
+. "$top/scripts/lib/alternate-runs.sh"
 
 # Which MPI an installation of ours runs on, from the libraries libdart needs.
 mpi_of() {
@@ -62,26 +63,6 @@ mpi_of() {
   esac
 }
 
-build() { # name, compiler, extra flags...
-  local name=$1 cc=$2
-  shift 2
-  local bin="$out/bench_shmem-$name"
-  echo "bench-shmem-compare: building $name: $cc -O2 -g -std=gnu11 $* bench_shmem.c" >&2
-  if "$cc" -O2 -g -std=gnu11 "$@" "$src" -o "$bin" -lpthread > "$out/build-$name.log" 2>&1; then
-    echo "$bin"
-  else
-    echo "bench-shmem-compare: building $name failed (see $out/build-$name.log), skipped" >&2
-    return 1
-  fi
-}
-
-add() { # name, binary, launcher words...
-  names+=("$1")
-  binaries+=("$2")
-  shift 2
-  launchers+=("$*")
-}
-
 i=0
 for p in "${prefixes[@]}"; do
   if [ ! -x "$p/bin/oshcc" ] || [ ! -x "$p/bin/oshrun" ]; then
@@ -91,10 +72,10 @@ for p in "${prefixes[@]}"; do
   name=ours
   [ ${#prefixes[@]} -gt 1 ] && name="ours-$(mpi_of "$p")"
   [ $i -gt 0 ] && [ "$name" = "${names[0]}" ] && name="$name-2"
-  bin=$(build "$name" "$p/bin/oshcc") || exit 1
+  bin=$(alt_build "$name" "$p/bin/oshcc") || exit 1
   [ -x "$bin" ] || exit 1
   # oshrun is dartrun, which runs as root without a flag.
-  add "$name" "$bin" "$p/bin/oshrun -n 2"
+  alt_add "$name" "$bin" "$p/bin/oshrun -n 2"
   i=$((i + 1))
 done
 
@@ -103,8 +84,8 @@ if [ $peers -eq 1 ]; then
   # atomics, active-set collectives). It crashes in shmem_finalize after the
   # program has run: its output decides, not its exit status.
   if [ -x /usr/bin/oshcc ] && command -v oshrun > /dev/null; then
-    if bin=$(build oshmem /usr/bin/oshcc) && [ -x "$bin" ]; then
-      add oshmem "$bin" "oshrun ${root_flag[*]} -n 2"
+    if bin=$(alt_build oshmem /usr/bin/oshcc) && [ -x "$bin" ]; then
+      alt_add oshmem "$bin" "oshrun ${root_flag[*]} -n 2"
     fi
   else
     echo "bench-shmem-compare: Open MPI's oshmem (/usr/bin/oshcc, oshrun) not installed, skipped"
@@ -113,33 +94,15 @@ if [ $peers -eq 1 ]; then
   # the non-blocking atomics; its put-with-signal routines abort (stubs), so
   # they stay out.
   if [ -x "$oshmpi/bin/oshcc" ] && command -v mpiexec.mpich > /dev/null; then
-    if bin=$(build oshmpi "$oshmpi/bin/oshcc" -DBENCH_HAVE_NBI_AMO=1 -DBENCH_HAVE_TEAMS=1) && [ -x "$bin" ]; then
-      add OSHMPI "$bin" "env UCX_MEM_MMAP_HOOK_MODE=none mpiexec.mpich -n 2"
+    if bin=$(alt_build oshmpi "$oshmpi/bin/oshcc" -DBENCH_HAVE_NBI_AMO=1 -DBENCH_HAVE_TEAMS=1) && [ -x "$bin" ]; then
+      alt_add OSHMPI "$bin" "env UCX_MEM_MMAP_HOOK_MODE=none mpiexec.mpich -n 2"
     fi
   else
     echo "bench-shmem-compare: OSHMPI ($oshmpi/bin/oshcc, mpiexec.mpich) not installed, skipped"
   fi
 fi
 
-# Alternate runs. A run counts when it printed its results and its data
-# check passed, whatever its exit status.
-files_of=()
-for k in "${!names[@]}"; do files_of+=(""); done
-for r in $(seq "$runs"); do
-  for k in "${!names[@]}"; do
-    f="$out/${names[$k]}-$r.txt"
-    echo "bench-shmem-compare: run $r/$runs: ${names[$k]}"
-    # shellcheck disable=SC2086
-    (cd "$out" && timeout --kill-after=10 900 ${launchers[$k]} "${binaries[$k]}" "${bench_args[@]}" > "$f" 2> "${f%.txt}.err")
-    rc=$?
-    if grep -q '^data check: passed' "$f"; then
-      [ $rc -ne 0 ] && echo "bench-shmem-compare:   ${names[$k]} exited with $rc after its results (kept)"
-      files_of[k]="${files_of[$k]} $f"
-    else
-      echo "bench-shmem-compare:   ${names[$k]} run $r failed (exit $rc, no passed data check; see ${f%.txt}.err)" >&2
-    fi
-  done
-done
+alt_run "$runs"
 
 args=()
 for k in "${!names[@]}"; do args+=("${names[$k]}=${files_of[$k]# }"); done

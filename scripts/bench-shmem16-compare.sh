@@ -63,51 +63,20 @@ fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-names=() binaries=() launchers=()
-build() { # name, compiler
-  local bin="$out/bench_shmem16-$1"
-  echo "bench-shmem16-compare: building $1: $2 -O2 -g -std=gnu11 bench_shmem16.c" >&2
-  if "$2" -O2 -g -std=gnu11 "$src" -o "$bin" > "$out/build-$1.log" 2>&1; then
-    echo "$bin"
-  else
-    echo "bench-shmem16-compare: building $1 failed (see $out/build-$1.log)" >&2
-    return 1
-  fi
-}
-add() { # name, binary, launcher words...
-  names+=("$1")
-  binaries+=("$2")
-  shift 2
-  launchers+=("$*")
-}
+tag=bench-shmem16-compare
+# shellcheck source-path=SCRIPTDIR source=lib/alternate-runs.sh
+. "$top/scripts/lib/alternate-runs.sh"
 
-bin=$(build ours "$prefix/bin/oshcc") || exit 1
+bin=$(alt_build ours "$prefix/bin/oshcc") || exit 1
 # oshrun is dartrun, which runs as root without a flag.
-add ours "$bin" "$prefix/bin/oshrun -n 2"
+alt_add ours "$bin" "$prefix/bin/oshrun -n 2"
 if [ -n "$sandia_cc" ]; then
-  if bin=$(build sandia "$sandia_cc"); then
-    add sandia "$bin" "env FI_PROVIDER=shm mpiexec.mpich -n 2 setarch -R"
+  if bin=$(alt_build sandia "$sandia_cc"); then
+    alt_add sandia "$bin" "env FI_PROVIDER=shm mpiexec.mpich -n 2 setarch -R"
   fi
 fi
 
-# Alternate runs. A run counts when its data check passed.
-files_of=()
-for k in "${!names[@]}"; do files_of+=(""); done
-for r in $(seq "$runs"); do
-  for k in "${!names[@]}"; do
-    f="$out/${names[$k]}-$r.txt"
-    echo "bench-shmem16-compare: run $r/$runs: ${names[$k]}" >&2
-    # shellcheck disable=SC2086
-    (cd "$out" && timeout --kill-after=10 900 ${launchers[$k]} "${binaries[$k]}" "${bench_args[@]}" > "$f" 2> "${f%.txt}.err")
-    rc=$?
-    if grep -q '^data check: passed' "$f"; then
-      [ $rc -ne 0 ] && echo "bench-shmem16-compare:   ${names[$k]} exited with $rc after its results (kept)" >&2
-      files_of[k]="${files_of[$k]} $f"
-    else
-      echo "bench-shmem16-compare:   ${names[$k]} run $r failed (exit $rc, no passed data check; see ${f%.txt}.err)" >&2
-    fi
-  done
-done
+alt_run "$runs"
 [ -n "${files_of[0]# }" ] || { echo "bench-shmem16-compare: no run of ours passed" >&2; exit 1; }
 
 args=()

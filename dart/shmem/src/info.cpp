@@ -20,10 +20,6 @@ namespace {
 
 static_assert(kDefaultHeapBytes == std::size_t(256) << 20, "kDefaultHeapText must say the new default");
 
-// Every variable the runtime reads, in the order of the manual
-// (docs/openshmem/profiling-and-tools.md and docs/environment.md): the OpenSHMEM
-// layer's, then DART's. The defaults are those of dart/shmem/src and
-// dart/src/core/config.hpp.
 // DART_RMA_PIECE_SIZE's default under this build's MPI (core/config.hpp).
 #if defined(MPICH_VERSION)
 constexpr const char* kRmaPieceDefaultText = "64K";
@@ -31,6 +27,10 @@ constexpr const char* kRmaPieceDefaultText = "64K";
 constexpr const char* kRmaPieceDefaultText = "1G";
 #endif
 
+// Every variable the runtime reads, in the order of the manual
+// (docs/openshmem/profiling-and-tools.md and docs/environment.md): the OpenSHMEM
+// layer's, then DART's. The defaults are those of dart/shmem/src and
+// dart/src/core/config.hpp.
 const Variable kVariables[] = {
     {"SHMEM_SYMMETRIC_SIZE", kDefaultHeapText,
      "bytes of each PE's symmetric heap: a number, with an optional fraction and K, M, G or T suffix", false},

@@ -63,8 +63,8 @@ bool parse_bytes(const char* text, std::size_t* out) {
 void read_bytes(const char* name, std::size_t* field, std::size_t min = 1, std::size_t max = SIZE_MAX,
                 const char* expected = "a positive size such as 64M") {
   const char* v = std::getenv(name);
-  std::size_t bytes = 0;
   if (!v) return;
+  std::size_t bytes = 0;
   if (parse_bytes(v, &bytes) && bytes >= min && bytes <= max) *field = bytes;
   else log(LogLevel::Warn, "dart_init", "ignoring %s=\"%s\": expected %s", name, v, expected);
 }

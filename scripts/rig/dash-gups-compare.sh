@@ -34,13 +34,34 @@ one() {
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
+# The two programs of a pair take turns going first, so neither always
+# meets the machine as the other left it.
 o=() d=()
 for ((i = 0; i < runs; ++i)); do
-  o+=("$(one "$ours" "$@")")
-  d+=("$(one "$dash" "$@")")
+  if ((i % 2 == 0)); then
+    o+=("$(one "$ours" "$@")")
+    d+=("$(one "$dash" "$@")")
+  else
+    d+=("$(one "$dash" "$@")")
+    o+=("$(one "$ours" "$@")")
+  fi
 done
 mo=$(median "${o[@]}") md=$(median "${d[@]}")
 echo "runs (s), libdart:      ${o[*]}"
 echo "runs (s), DASH DART-MPI: ${d[*]}"
 printf '%s %d hosts x %d: libdart %s s, DASH DART-MPI %s s (medians of %d), ratio %.2f\n' \
   "$mpi" "$RIG_HOSTS" "$ppn" "$mo" "$md" "$runs" "$(awk -v a="$mo" -v b="$md" 'BEGIN {print a / b}')"
+# Single runs spread by +-15% here, more than the gap between the
+# programs, so the pairs are compared too: the median of the per-pair
+# ratios libdart / DASH and its distribution-free 95% interval (order
+# statistics k and n+1-k of the sorted ratios, k the largest with
+# P(Binomial(n, 1/2) < k) <= 0.025; none below 6 pairs).
+for ((i = 0; i < runs; ++i)); do awk -v a="${o[i]}" -v b="${d[i]}" 'BEGIN {printf "%.4f\n", a / b}'; done |
+  sort -g | awk '{r[NR] = $1}
+    END {
+      n = NR; m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+      k = 0; p = 0; c = 0.5 ^ n  # c = P(Binomial = j), p = P(Binomial < j + 1)
+      for (j = 0; j < n; ++j) { p += c; if (p > 0.025) break; k = j + 1; c = c * (n - j) / (j + 1) }
+      if (k >= 1) printf "per-pair ratio libdart / DASH: median %.3f, 95%% interval %.3f-%.3f (%d pairs)\n", m, r[k], r[n + 1 - k], n
+      else printf "per-pair ratio libdart / DASH: median %.3f (%d pairs: too few for an interval)\n", m, n
+    }'

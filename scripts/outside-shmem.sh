@@ -153,7 +153,7 @@ if [ -n "${src[prk]:-}" ]; then
       if [ "$built" = yes ]; then
         log="$work/prk.$(basename "$1").np$n.log"
         ok=no
-        run "$log" oshrun -n "$n" "$work/prk/SHMEM/$@" && grep -q "Solution validates" "$log" && ok=yes
+        run "$log" oshrun -n "$n" "$work/prk/SHMEM/$1" "${@:2}" && grep -q "Solution validates" "$log" && ok=yes
         row "PRK $(basename "$1")" "$n" yes $ok
       else row "PRK $(basename "$1")" "$n" no no "see prk.build.log"; fi
     done
@@ -165,8 +165,13 @@ if [ -n "${src[shmem4py]:-}" ]; then
   # shmem4py takes the compiler from OSHCC; our feature list tells it which
   # OpenSHMEM 1.5 routines exist so that it declares no fallbacks of its own.
   flags="$(cat "$prefix/share/dart/shmem4py.flags")"
-  built=$(build "$work/shmem4py.build.log" bash -c "cd '$work/shmem4py' && OSHCC='$prefix/bin/oshcc $flags' /usr/bin/python3 -m pip install --no-build-isolation --no-deps --target '$work/shmem4py-site' .")
-  for n in 1 $pes; do
+  # A fresh target (pip leaves an old one in place), and a build that made
+  # the compiled module: without Python's cffi pip still installs the
+  # package, whose every test then fails to import shmem4py.api.
+  rm -rf "${work:?}/shmem4py-site"
+  built=$(build "$work/shmem4py.build.log" bash -c "cd '$work/shmem4py' && OSHCC='$prefix/bin/oshcc $flags' /usr/bin/python3 -m pip install --no-build-isolation --no-deps --target '$work/shmem4py-site' . && ls '$work'/shmem4py-site/shmem4py/api*.so")
+  # 1 PE always, then the PE counts asked for (once each).
+  for n in $(printf '%s\n' 1 $pes | sort -nu); do
     log="$work/shmem4py.np$n.log"
     if [ "$built" = yes ]; then
       ok=no

@@ -108,15 +108,16 @@ for mpi in openmpi mpich; do
       # batch keeps a run well inside RIG_TIMEOUT.
       [ "$exe" = bench_shmem16 ] && args=(--iterations 500)
       # At 2 x 2 four units share two cores: bench_p2p_sync's default of
-      # about 20 atomics a round varied 0.97-1.77x raw MPI from run to run;
-      # 40 a round, best of 15, stayed within 0.97-1.04x over four runs.
+      # about 20 atomics a round put its fetch-and-op rows at 0.97-1.77x raw
+      # MPI from run to run; 40 a round, best of 15, kept them within
+      # 0.97-1.04x over four runs.
       [ "$exe" = bench_p2p_sync ] && [ "$ppn" = 2 ] && args=(--rounds 15 --iterations 4000)
       # The same for the OpenSHMEM face: best of 7 put single rows at 0.39x
       # and 2.83x raw MPI in three runs; best of 15 kept all rows but one of
       # two runs at or below 1.11x (the one: 1.25x).
       [ "$exe" = bench_shmem_mpi ] && [ "$ppn" = 2 ] && args=(--rounds 15)
       # 2,000 updates per unit and round, as in the manual's table: at
-      # 2 x 2 under Open MPI a round of them takes 4-6 s.
+      # 2 x 2 under Open MPI a round of them takes 3.7-6.3 s.
       [ "$exe" = bench_gups ] && args=(--updates 2000)
       RIG_HOSTS=2 RIG_PPN=$ppn RIG_TIMEOUT=840 \
         run "$mpi: $exe, rig 2 hosts x $ppn" "$top/scripts/rig/run-multihost.sh" "$mpi" "$b/tests/perf/$exe" "${args[@]}"

@@ -51,8 +51,8 @@ echo "runs (s), libdart:      ${o[*]}"
 echo "runs (s), DASH DART-MPI: ${d[*]}"
 printf '%s %d hosts x %d: libdart %s s, DASH DART-MPI %s s (medians of %d), ratio %.2f\n' \
   "$mpi" "$RIG_HOSTS" "$ppn" "$mo" "$md" "$runs" "$(awk -v a="$mo" -v b="$md" 'BEGIN {print a / b}')"
-# Single runs spread by +-15% here, more than the gap between the
-# programs, so the pairs are compared too: the median of the per-pair
+# Single runs have spread by up to +-15% on the rig, more than the gap
+# between the programs, so the pairs are compared too: the median of the per-pair
 # ratios libdart / DASH and its distribution-free 95% interval (order
 # statistics k and n+1-k of the sorted ratios, k the largest with
 # P(Binomial(n, 1/2) < k) <= 0.025; none below 6 pairs).

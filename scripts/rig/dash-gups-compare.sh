@@ -56,11 +56,11 @@ printf '%s %d hosts x %d: libdart %s s, DASH DART-MPI %s s (medians of %d), rati
 # ratios libdart / DASH and its distribution-free 95% interval (order
 # statistics k and n+1-k of the sorted ratios, k the largest with
 # P(Binomial(n, 1/2) < k) <= 0.025; none below 6 pairs).
-for ((i = 0; i < runs; ++i)); do awk -v a="${o[i]}" -v b="${d[i]}" 'BEGIN {printf "%.4f\n", a / b}'; done |
-  sort -g | awk '{r[NR] = $1}
+r=()
+for ((i = 0; i < runs; ++i)); do r+=("$(awk -v a="${o[i]}" -v b="${d[i]}" 'BEGIN {printf "%.4f", a / b}')"); done
+printf '%s\n' "${r[@]}" | sort -g | awk -v m="$(median "${r[@]}")" '{r[NR] = $1}
     END {
-      n = NR; m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-      k = 0; p = 0; c = 0.5 ^ n  # c = P(Binomial = j), p = P(Binomial < j + 1)
+      n = NR; k = 0; p = 0; c = 0.5 ^ n  # c = P(Binomial = j), p = P(Binomial < j + 1)
       for (j = 0; j < n; ++j) { p += c; if (p > 0.025) break; k = j + 1; c = c * (n - j) / (j + 1) }
       if (k >= 1) printf "per-pair ratio libdart / DASH: median %.3f, 95%% interval %.3f-%.3f (%d pairs)\n", m, r[k], r[n + 1 - k], n
       else printf "per-pair ratio libdart / DASH: median %.3f (%d pairs: too few for an interval)\n", m, n
